@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Switchboard: Apple's Controls model (ControlKit) on Linux boards, a daemon that binds controls
+/// to GPIO lines and MQTT topics, and its command-line client.
+///
+/// Layers, bottom to top:
+/// - `SwitchboardSupport`: time (an erased `Clock`), backoff and coalescing state machines, no C.
+/// - `ControlKit`: the pure model that mirrors WidgetKit/AppIntents controls, no C.
+/// - `CGPIOD` → `SwitchboardGPIO`: libgpiod behind one adapter file, and the simulated chip.
+/// - `SwitchboardTesting`: the test doubles shipped as a library (manual clock, recorders).
+let package = Package(
+    name: "Switchboard",
+    products: [
+        .library(name: "ControlKit", targets: ["ControlKit"]),
+        .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
+    ],
+    targets: [
+        .target(name: "SwitchboardSupport"),
+        .target(name: "ControlKit", dependencies: ["SwitchboardSupport"]),
+
+        /* CGPIOD
+            name: "CGPIOD",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ), */
+        // GPIO_TARGET
+
+        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit"]),
+
+        // The team's example bundle, in the seeds' style, compiled in Swift 6 mode.
+        .target(name: "HomeControlsExample", dependencies: ["ControlKit"], path: "Examples/HomeControls"),
+        // The example bundle as a control extension: an executable whose `@main` is the bundle.
+        .executableTarget(name: "home-controls", dependencies: ["ControlKit", "HomeControlsExample"], path: "Examples/HomeControlsExtension"),
+        // Apple's own sample code from the seeds, verbatim but for its imports, in Swift 5 mode.
+        .target(
+            name: "SeedSamples",
+            dependencies: ["ControlKit"],
+            path: "Examples/SeedSamples",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+
+        .testTarget(
+            name: "ControlKitTests",
+            dependencies: ["ControlKit", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls"]
+        ),
+        .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
+        // GPIO_TEST
+    ],
+    swiftLanguageModes: [.v6]
+)

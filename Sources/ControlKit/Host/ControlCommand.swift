@@ -1,0 +1,67 @@
+/// A command to a control center, as one JSON object per line: what the CLI sends the daemon's
+/// socket and what the daemon sends a control extension's standard input.
+///
+/// `{"op":"perform","id":"porch","request":"toggle"}`, `{"op":"gallery"}`, `{"op":"lock"}`.
+public struct ControlCommand: Sendable, Codable, Hashable {
+    /// What to do.
+    public enum Operation: String, Sendable, Codable, CaseIterable {
+        case gallery, center, place, configure, remove, perform, reload, lock, unlock, status, parameters
+    }
+
+    public var op: Operation
+    /// The placement, for `configure`, `remove`, `perform`.
+    public var id: String?
+    /// The control kind, for `place`, `parameters`, `reload`.
+    public var kind: String?
+    /// The space and size, for `place`.
+    public var space: ControlSpace?
+    public var size: ControlSize?
+    /// The configuration, for `place` and `configure`.
+    public var configuration: [String: String]?
+    /// `on`, `off`, `toggle` or `press`, for `perform`.
+    public var request: String?
+    /// Whether the sender is authenticated (only a trusted parent sets this; see ``ControlCommandHandler``).
+    public var authenticated: Bool?
+
+    public init(
+        _ op: Operation, id: String? = nil, kind: String? = nil, space: ControlSpace? = nil, size: ControlSize? = nil,
+        configuration: [String: String]? = nil, request: String? = nil, authenticated: Bool? = nil
+    ) {
+        self.op = op
+        self.id = id
+        self.kind = kind
+        self.space = space
+        self.size = size
+        self.configuration = configuration
+        self.request = request
+        self.authenticated = authenticated
+    }
+}
+
+/// The answer to a ``ControlCommand``: `ok` and what was asked for, or the error.
+public struct ControlReply: Sendable, Codable, Hashable {
+    /// What went wrong, in a form a user can act on.
+    public struct Failure: Sendable, Codable, Hashable {
+        public var code: String
+        public var message: String
+    }
+
+    public var ok: Bool
+    public var error: Failure?
+    public var presentation: ControlPresentation?
+    public var presentations: [ControlPresentation]?
+    public var gallery: [ControlGalleryItem]?
+    public var parameters: [ControlParameter]?
+    public var dialog: String?
+    public var locked: Bool?
+
+    public init(ok: Bool = true) { self.ok = ok }
+
+    /// A failed reply.
+    public static func failure(code: String, message: String) -> ControlReply {
+        var reply = ControlReply(ok: false)
+        reply.error = Failure(code: code, message: message)
+        return reply
+    }
+}
+

@@ -1,0 +1,63 @@
+import SwitchboardSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension WidgetBundle {
+    /// Runs the bundle as a Switchboard control extension.
+    ///
+    /// The bundle's controls are registered with `ControlCenter.shared`, and the process serves
+    /// the line protocol on standard input and output: one ``ControlCommand`` JSON object per line
+    /// in, one ``ControlReply`` per line out, and an event line for every change. A daemon runs
+    /// control extensions as child processes, as iOS runs widget extensions, so a failing
+    /// extension cannot take the daemon down. The process ends at end of input.
+    ///
+    /// `--gallery` prints the controls gallery as JSON and exits.
+    @MainActor
+    public static func main() async {
+        let center = ControlCenter.shared
+        do {
+            try await center.register(Self().controlDefinitions, bundleName: Self.bundleDisplayName)
+        } catch {
+            writeLine("switchboard: \(error)", to: STDERR_FILENO)
+            exit(1)
+        }
+        if CommandLine.arguments.dropFirst().contains("--gallery") {
+            var reply = ControlReply()
+            reply.gallery = await center.gallery()
+            writeLine(ControlLineProtocol.encodeLine(reply), to: STDOUT_FILENO)
+            return
+        }
+        let handler = ControlCommandHandler(center: center, trustsAuthenticatedFlag: true)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await center.run() }
+            group.addTask {
+                for await change in center.changes() {
+                    writeLine(ControlLineProtocol.encodeLine(ControlLineProtocol.Event(change)), to: STDOUT_FILENO)
+                }
+            }
+            for await line in FileDescriptorLines(descriptor: STDIN_FILENO) where !line.isEmpty {
+                let reply: ControlReply
+                switch ControlLineProtocol.decodeCommand(line) {
+                case .success(let command): reply = await handler.handle(command)
+                case .failure(let error): reply = error.reply
+                }
+                writeLine(ControlLineProtocol.encodeLine(reply), to: STDOUT_FILENO)
+            }
+            group.cancelAll()
+        }
+    }
+}
+
+/// Writes a whole line to a descriptor, retrying short writes and EINTR.
+func writeLine(_ line: String, to descriptor: Int32) {
+    var bytes = Array(line.utf8)
+    bytes.append(UInt8(ascii: "\n"))
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { return }
+    }
+}

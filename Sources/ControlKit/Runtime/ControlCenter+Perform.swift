@@ -1,0 +1,81 @@
+extension ControlCenter {
+    /// Performs a placed control's action, then reloads its kind: the control reflects the new
+    /// state only once `perform()` has returned.
+    ///
+    /// Requests for one control run one at a time, in the order they arrive.
+    /// - Parameter authenticated: whether the caller is authenticated (the local CLI socket is;
+    ///   an MQTT message or a button press is not). While locked, only authenticated requests may
+    ///   perform an intent that requires authentication.
+    /// - Throws: ``ControlError``: unknown placement, needs configuration, wrong request,
+    ///   authentication required, unavailable, or `.performFailed` with what `perform()` threw.
+    public func perform(_ id: String, _ request: ControlRequest, authenticated: Bool = false) async throws -> PerformOutcome {
+        await acquirePerformTurn(id)
+        defer { releasePerformTurn(id) }
+
+        guard let control = placed[id] else { throw unknownPlacement(id) }
+        let kind = control.placement.kind
+        if control.needsConfiguration {
+            let parameters = (try? await self.parameters(ofKind: kind))?.map(\.name) ?? []
+            throw ControlError(.needsConfiguration, kind: kind, placement: id, detail: "choose its \(parameters.joined(separator: ", ")) first (switchboard configure \(id) --device …)")
+        }
+        guard let snapshot = control.snapshot, !control.stale || control.presentation != nil else {
+            throw ControlError(.unavailable, kind: kind, placement: id, detail: "its value could not be loaded; it is retried with backoff")
+        }
+        let newValue = try requestedValue(request, for: snapshot, id: id)
+        if snapshot.action.authenticationPolicy.requiresAuthentication, isLocked, !authenticated {
+            throw ControlError(.authenticationRequired, kind: kind, placement: id, detail: "Switchboard is locked; unlock it (switchboard unlock) or use the local CLI")
+        }
+
+        let result: Result<any IntentResult, any Error>
+        do {
+            result = .success(try await snapshot.action.perform(newValue: newValue))
+        } catch {
+            result = .failure(error)
+        }
+        if case .success = result, placed[id] != nil {
+            let until = clock.now.advanced(by: statusDuration)
+            placed[id]?.statusUntil = until
+            schedule(.statusExpired(id: id), at: until)
+        }
+        await reload(kind: kind)
+        switch result {
+        case .failure(let error):
+            let detail = (error as? ControlError)?.description ?? String(describing: error)
+            throw ControlError(.performFailed, kind: kind, placement: id, detail: detail)
+        case .success(let value):
+            let presentation = placed[id]?.presentation ?? compose(id)
+            return PerformOutcome(presentation: presentation, dialog: (value as? IntentResultValue)?.dialog?.text)
+        }
+    }
+
+    /// The new value a request asks of a control: a toggle's new state, nil for a button.
+    private func requestedValue(_ request: ControlRequest, for snapshot: TemplateSnapshot, id: String) throws -> Bool? {
+        switch (snapshot.style, request) {
+        case (.toggle(_, _, _), .setValue(let value)): return value
+        case (.toggle(let isOn, _, _), .toggle): return !isOn
+        case (.button, .press): return nil
+        case (.toggle, .press):
+            throw ControlError(.wrongRequest, placement: id, detail: "is a toggle: send ON, OFF or TOGGLE, not PRESS")
+        case (.button, _):
+            throw ControlError(.wrongRequest, placement: id, detail: "is a button: send PRESS, not a value")
+        }
+    }
+
+    private func acquirePerformTurn(_ id: String) async {
+        if performQueues[id] == nil {
+            performQueues[id] = []
+            return
+        }
+        await withCheckedContinuation { performQueues[id, default: []].append($0) }
+    }
+
+    private func releasePerformTurn(_ id: String) {
+        guard var waiting = performQueues[id], !waiting.isEmpty else {
+            performQueues[id] = nil
+            return
+        }
+        let next = waiting.removeFirst()
+        performQueues[id] = waiting
+        next.resume()
+    }
+}

@@ -1,0 +1,290 @@
+import SwitchboardSupport
+
+/// The runtime that holds the registered controls, their placements and presentations, and
+/// reloads and performs them. Mirrors WidgetKit's `ControlCenter`: `ControlCenter.shared` with
+/// `reloadControls(ofKind:)`, `reloadAllControls()` and `currentControls()`.
+///
+/// Reloads happen on the seeds' three triggers: after an action's `perform()` returns, on request,
+/// and on push (``push(kind:)``, called when outside state changes). Bursts coalesce per kind; a
+/// provider that throws keeps the last good presentation, marked stale, and is retried with backoff.
+///
+/// Timed work (status expiry, retries, requested reloads) runs in ``run()``, the service a host
+/// runs for the center's lifetime.
+public actor ControlCenter {
+    /// The center of this process.
+    public static let shared = ControlCenter()
+
+    /// One placed control and what the runtime knows of it.
+    struct PlacedControl {
+        var placement: ControlPlacement
+        /// The last good render (or the preview, before the first good one).
+        var snapshot: TemplateSnapshot?
+        var stale = false
+        var needsConfiguration = false
+        var statusUntil: AnyClock.Instant?
+        /// The presentation last sent to observers.
+        var presentation: ControlPresentation?
+        /// Bumped whenever the placement's configuration changes, to drop renders of an old one.
+        var generation = 0
+    }
+
+    /// Work for ``run()``.
+    enum Job: Sendable {
+        case reload(kind: String?)
+        case timer(at: AnyClock.Instant, Timer)
+    }
+
+    enum Timer: Sendable {
+        case statusExpired(id: String)
+        case retry(kind: String)
+    }
+
+    let clock: AnyClock
+    /// How long a status stays after an action.
+    public let statusDuration: Duration
+    let retryPolicy: Backoff
+
+    var bundleName: String
+    var definitions: [String: ControlDefinition] = [:]
+    var definitionOrder: [String] = []
+    var placed: [String: PlacedControl] = [:]
+    var placementOrder: [String] = []
+    /// Whether Switchboard is locked: auth-requiring actions refused, privacy-sensitive controls redacted.
+    public private(set) var isLocked = false
+
+    var coalescer = ReloadCoalescer<String>()
+    var reloadWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    var retryBackoff: [String: Backoff] = [:]
+    var retryScheduled: Set<String> = []
+    var performQueues: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    let observers = ObserverRegistry<ControlChange>()
+    nonisolated let jobs: AsyncStream<Job>
+    nonisolated let jobQueue: AsyncStream<Job>.Continuation
+
+    /// Creates a center.
+    /// - Parameters:
+    ///   - clock: the clock for statuses and retries (a manual one in tests).
+    ///   - bundleName: the display name of controls that set none.
+    ///   - statusDuration: how long a status shows after an action.
+    ///   - retry: the backoff between reloads of a control whose provider throws.
+    public init(
+        clock: some Clock<Duration> = ContinuousClock(),
+        bundleName: String = "Switchboard",
+        statusDuration: Duration = .seconds(3),
+        retry: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(300))
+    ) {
+        self.clock = AnyClock(clock)
+        self.bundleName = bundleName
+        self.statusDuration = statusDuration
+        self.retryPolicy = retry
+        (jobs, jobQueue) = AsyncStream<Job>.makeStream()
+    }
+
+    // MARK: Registration
+
+    /// Registers a bundle's controls, in bundle order; its name becomes the default display name.
+    public func register<Bundle: WidgetBundle>(_ bundle: Bundle.Type) async throws {
+        let definitions = await MainActor.run { Bundle().controlDefinitions }
+        try register(definitions, bundleName: Bundle.bundleDisplayName)
+    }
+
+    /// Registers control definitions after those already registered.
+    /// - Parameter bundleName: if given, the display name of controls that set none.
+    /// - Throws: ``ControlError`` `.invalidConfiguration` naming a kind registered twice.
+    public func register(_ newDefinitions: [ControlDefinition], bundleName: String? = nil) throws {
+        if let bundleName { self.bundleName = bundleName }
+        for definition in newDefinitions {
+            guard definitions[definition.kind] == nil else {
+                throw ControlError(.invalidConfiguration, kind: definition.kind, detail: "registered twice; every control kind must be unique")
+            }
+            definitions[definition.kind] = definition
+            definitionOrder.append(definition.kind)
+        }
+    }
+
+    /// The registered definitions, in registration order.
+    public var registeredDefinitions: [ControlDefinition] { definitionOrder.compactMap { definitions[$0] } }
+
+    func displayName(of kind: String) -> String { definitions[kind]?.displayName ?? bundleName }
+
+    // MARK: Placements
+
+    /// Places a control kind in a space and loads it.
+    /// - Parameter id: the placement's identifier; by default the kind's last component and a number.
+    /// - Returns: the placed control's presentation.
+    /// - Throws: ``ControlError`` for an unknown kind, a taken identifier or an invalid configuration.
+    @discardableResult
+    public func place(
+        kind: String, in space: ControlSpace, size: ControlSize? = nil,
+        configuration: [String: String] = [:], id: String? = nil
+    ) async throws -> ControlPresentation {
+        guard let definition = definitions[kind] else {
+            throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
+        }
+        let id = id ?? nextPlacementID(for: kind)
+        guard placed[id] == nil else {
+            throw ControlError(.duplicatePlacement, placement: id, detail: "choose another identifier or remove it first")
+        }
+        try await validate(configuration, for: definition)
+        placed[id] = PlacedControl(placement: ControlPlacement(id: id, kind: kind, space: space, size: size, configuration: configuration))
+        placementOrder.append(id)
+        await refresh(id)
+        return placed[id]?.presentation ?? compose(id)
+    }
+
+    /// Changes a placed control's configuration ("which light") and reloads it.
+    @discardableResult
+    public func configure(_ id: String, configuration: [String: String]) async throws -> ControlPresentation {
+        guard let current = placed[id], let definition = definitions[current.placement.kind] else { throw unknownPlacement(id) }
+        try await validate(configuration, for: definition)
+        placed[id]?.placement.configuration = configuration
+        placed[id]?.generation += 1
+        placed[id]?.snapshot = nil
+        placed[id]?.needsConfiguration = false
+        await refresh(id)
+        return placed[id]?.presentation ?? compose(id)
+    }
+
+    /// Removes a placed control.
+    public func remove(_ id: String) throws {
+        guard placed.removeValue(forKey: id) != nil else { throw unknownPlacement(id) }
+        placementOrder.removeAll { $0 == id }
+        observers.yield(.removed(id: id))
+    }
+
+    /// The placements, in the order they were placed.
+    public var placements: [ControlPlacement] { placementOrder.compactMap { placed[$0]?.placement } }
+
+    /// Every placed control's presentation, in placement order.
+    public var presentations: [ControlPresentation] { placementOrder.map { placed[$0]?.presentation ?? compose($0) } }
+
+    /// One placed control's presentation.
+    public func presentation(of id: String) throws -> ControlPresentation {
+        guard placed[id] != nil else { throw unknownPlacement(id) }
+        return placed[id]?.presentation ?? compose(id)
+    }
+
+    /// The placed controls. Mirrors `ControlCenter.currentControls()`.
+    public func currentControls() async throws -> [ControlInfo] {
+        placements.map { ControlInfo(kind: $0.kind, placement: $0) }
+    }
+
+    /// The configuration parameters of a kind, with their choices ("which light").
+    public func parameters(ofKind kind: String) async throws -> [ControlParameter] {
+        guard let definition = definitions[kind] else {
+            throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
+        }
+        return await definition.parameters()
+    }
+
+    private func nextPlacementID(for kind: String) -> String {
+        let base = kind.split(separator: ".").last.map(String.init) ?? kind
+        var number = 1
+        while placed["\(base)-\(number)"] != nil { number += 1 }
+        return "\(base)-\(number)"
+    }
+
+    /// Checks a configuration against a kind's parameters without keeping anything.
+    private func validate(_ configuration: [String: String], for definition: ControlDefinition) async throws {
+        guard !configuration.isEmpty else { return }
+        guard definition.isConfigurable else {
+            throw ControlError(.invalidConfiguration, kind: definition.kind, detail: "this control has no configuration parameters")
+        }
+        let parameters = await definition.parameters()
+        for (name, value) in configuration.sorted(by: { $0.key < $1.key }) {
+            guard let parameter = parameters.first(where: { $0.name == name }) else {
+                throw ControlError(.invalidConfiguration, kind: definition.kind, detail: "\"\(name)\" is not a parameter (parameters: \(parameters.map(\.name).joined(separator: ", ")))")
+            }
+            if !parameter.options.isEmpty, !parameter.options.contains(where: { $0.id == value }) {
+                throw ControlError(.invalidConfiguration, kind: definition.kind, detail: "\(name): \"\(value)\" is not one of \(parameter.options.map(\.id).joined(separator: ", "))")
+            }
+        }
+    }
+
+    func unknownPlacement(_ id: String) -> ControlError {
+        ControlError(.unknownPlacement, placement: id, detail: "placed controls: \(placementOrder.isEmpty ? "none" : placementOrder.joined(separator: ", "))")
+    }
+
+    // MARK: Lock
+
+    /// Locks or unlocks Switchboard, and re-renders every control that shows it.
+    public func setLocked(_ locked: Bool) {
+        guard locked != isLocked else { return }
+        isLocked = locked
+        observers.yield(.locked(locked))
+        for id in placementOrder { publish(id) }
+    }
+
+    // MARK: Observation
+
+    /// Every change from now on: presentations, removals, lock changes.
+    public nonisolated func changes() -> ControlChanges { ControlChanges(stream: observers.subscribe()) }
+
+    /// Recomputes a placed control's presentation and tells observers if it changed.
+    func publish(_ id: String) {
+        guard placed[id] != nil else { return }
+        let presentation = compose(id)
+        guard placed[id]?.presentation != presentation else { return }
+        placed[id]?.presentation = presentation
+        observers.yield(.presentation(presentation))
+    }
+
+    /// What a placed control shows now.
+    func compose(_ id: String) -> ControlPresentation {
+        guard let control = placed[id] else { preconditionFailure("compose(\(id)) for a control that is not placed") }
+        let name = displayName(of: control.placement.kind)
+        if control.needsConfiguration {
+            return PresentationRules.unconfiguredPresentation(
+                placement: control.placement, displayName: name,
+                template: control.snapshot?.template, symbol: control.snapshot?.currentLabel.symbol
+            )
+        }
+        guard let snapshot = control.snapshot else {
+            var presentation = PresentationRules.unconfiguredPresentation(placement: control.placement, displayName: name, template: nil, symbol: nil)
+            presentation.needsConfiguration = false
+            presentation.stale = true
+            return presentation
+        }
+        let showsStatus = control.statusUntil.map { clock.now < $0 } ?? false
+        return PresentationRules.presentation(
+            of: snapshot, placement: control.placement, displayName: name,
+            isLocked: isLocked, showsStatus: showsStatus, stale: control.stale
+        )
+    }
+
+    // MARK: Service
+
+    /// Runs requested reloads and timed work (status expiry, retries) until cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for await job in jobs {
+                switch job {
+                case .reload(let kind):
+                    group.addTask { await self.reload(kind: kind) }
+                case .timer(let deadline, let timer):
+                    let clock = self.clock
+                    group.addTask {
+                        do { try await clock.sleep(until: deadline) } catch { return }
+                        await self.fire(timer)
+                    }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    func schedule(_ timer: Timer, at deadline: AnyClock.Instant) {
+        jobQueue.yield(.timer(at: deadline, timer))
+    }
+
+    private func fire(_ timer: Timer) async {
+        switch timer {
+        case .statusExpired(let id):
+            publish(id)
+        case .retry(let kind):
+            retryScheduled.remove(kind)
+            await reload(kind: kind)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// A kind of control the runtime knows: from a Swift ``ControlWidget`` or from devices.json.
+public struct ControlDefinition: Sendable {
+    /// Which value a render uses.
+    public enum Mode: Sendable {
+        /// The provider's preview value: the gallery, and before a first good reload.
+        case preview
+        /// The provider's current value.
+        case current
+    }
+
+    /// The control's unique identifier.
+    public let kind: String
+    /// The name set with `displayName(_:)`; nil means the bundle's name.
+    public let displayName: String?
+    /// The description set with `description(_:)`.
+    public let description: String?
+    /// Whether placing the control asks for a configuration first.
+    public let promptsForUserConfiguration: Bool
+    /// Whether the control has configuration parameters.
+    public let isConfigurable: Bool
+    private let loadParameters: @Sendable () async -> [ControlParameter]
+    private let renderTemplate: @Sendable (Mode, [String: String]) async throws -> TemplateSnapshot
+
+    /// A definition from its parts: used for controls declared in devices.json.
+    public init(
+        kind: String,
+        displayName: String?,
+        description: String?,
+        promptsForUserConfiguration: Bool = false,
+        isConfigurable: Bool,
+        parameters: @escaping @Sendable () async -> [ControlParameter],
+        render: @escaping @Sendable (Mode, [String: String]) async throws -> TemplateSnapshot
+    ) {
+        self.kind = kind
+        self.displayName = displayName
+        self.description = description
+        self.promptsForUserConfiguration = promptsForUserConfiguration
+        self.isConfigurable = isConfigurable
+        self.loadParameters = parameters
+        self.renderTemplate = render
+    }
+
+    /// The definition of a Swift control: its body is evaluated again, on the main actor, at every render.
+    @MainActor
+    public init<Control: ControlWidget>(_ control: Control.Type) {
+        let configuration = resolveConfiguration(Control().body)
+        let traits = configuration.traits
+        self.init(
+            kind: configuration.kind,
+            displayName: traits.displayName,
+            description: traits.description,
+            promptsForUserConfiguration: traits.promptsForUserConfiguration,
+            isConfigurable: configuration.isConfigurable,
+            parameters: { @MainActor in await resolveConfiguration(Control().body).parameters },
+            render: { @MainActor mode, values in
+                try await resolveConfiguration(Control().body).render(mode, configuration: values)
+            }
+        )
+    }
+
+    /// The configuration parameters, with their choices.
+    public func parameters() async -> [ControlParameter] { await loadParameters() }
+
+    /// Renders the control's template for a configuration.
+    public func render(_ mode: Mode, configuration: [String: String]) async throws -> TemplateSnapshot {
+        try await renderTemplate(mode, configuration)
+    }
+}
+

@@ -1,0 +1,56 @@
+/// Why the runtime refused or could not do something with a control. Surfaces announce these:
+/// ``description`` names the control, what was expected, and what to do.
+public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: String, Sendable, Hashable, Codable {
+        /// No control of that kind is registered.
+        case unknownKind
+        /// No placement has that identifier.
+        case unknownPlacement
+        /// A placement with that identifier exists already.
+        case duplicatePlacement
+        /// The control needs configuring before it can perform.
+        case needsConfiguration
+        /// A configuration names a parameter or value that does not exist.
+        case invalidConfiguration
+        /// The action needs Switchboard unlocked or an authenticated caller.
+        case authenticationRequired
+        /// The request does not fit the control (a press for a toggle, a value for a button).
+        case wrongRequest
+        /// The intent's `perform()` threw.
+        case performFailed
+        /// The control has never rendered successfully, so it has no action yet.
+        case unavailable
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The control's kind, where known.
+    public var kind: String?
+    /// The placement's identifier, where known.
+    public var placement: String?
+    /// The particulars: what was expected, what the underlying error said.
+    public var detail: String
+
+    public init(_ code: Code, kind: String? = nil, placement: String? = nil, detail: String) {
+        self.code = code
+        self.kind = kind
+        self.placement = placement
+        self.detail = detail
+    }
+
+    public var description: String {
+        let subject = placement.map { "control \"\($0)\"" } ?? kind.map { "control kind \"\($0)\"" } ?? "control"
+        switch code {
+        case .unknownKind: return "\(subject): no such control kind; \(detail)"
+        case .unknownPlacement: return "\(subject): no such placed control; \(detail)"
+        case .duplicatePlacement: return "\(subject): already placed; \(detail)"
+        case .needsConfiguration: return "\(subject) needs configuring: \(detail)"
+        case .invalidConfiguration: return "\(subject): invalid configuration: \(detail)"
+        case .authenticationRequired: return "\(subject) requires authentication: \(detail)"
+        case .wrongRequest: return "\(subject): \(detail)"
+        case .performFailed: return "\(subject) failed: \(detail)"
+        case .unavailable: return "\(subject) is unavailable: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// How a placed control looks right now: what every surface (the terminal Control Center, MQTT,
+/// Home Assistant, an Action button) renders. Plain data, compared to publish only changes.
+public struct ControlPresentation: Sendable, Hashable, Codable {
+    /// The placement's identifier; nil in the controls gallery.
+    public var id: String?
+    /// The control's kind.
+    public var kind: String
+    /// Toggle or button; nil for a control that needs configuring before it can render.
+    public var template: ControlTemplateKind?
+    /// Where the control is placed, and at which size.
+    public var space: ControlSpace
+    public var size: ControlSize?
+    /// The name people see in the gallery: the control's display name, else the bundle's name.
+    public var displayName: String
+    /// The title; nil where the space shows symbols only.
+    public var title: String?
+    /// A toggle's state; nil for buttons and while redacted.
+    public var value: Bool?
+    /// "On"/"Off" or the value label's text; nil for buttons, where the space shows symbols only, or while redacted.
+    public var valueText: String?
+    /// The symbol's name.
+    public var symbol: String?
+    /// The tint in effect: a toggle's while it is on; nil otherwise.
+    public var tint: Color?
+    /// The momentary status after an action; nil when none is showing.
+    public var status: String?
+    /// What holding the Action button would do now ("Hold to Turn On Porch Light").
+    public var actionHint: String?
+    /// The last reload failed: this is the last good presentation.
+    public var stale: Bool
+    /// The control must be configured before it can perform.
+    public var needsConfiguration: Bool
+    /// Switchboard is locked and the control is privacy-sensitive: its value is hidden.
+    public var redacted: Bool
+
+    public init(
+        id: String?, kind: String, template: ControlTemplateKind?, space: ControlSpace, size: ControlSize?,
+        displayName: String, title: String?, value: Bool?, valueText: String?, symbol: String?, tint: Color?,
+        status: String?, actionHint: String?, stale: Bool = false, needsConfiguration: Bool = false, redacted: Bool = false
+    ) {
+        self.id = id
+        self.kind = kind
+        self.template = template
+        self.space = space
+        self.size = size
+        self.displayName = displayName
+        self.title = title
+        self.value = value
+        self.valueText = valueText
+        self.symbol = symbol
+        self.tint = tint
+        self.status = status
+        self.actionHint = actionHint
+        self.stale = stale
+        self.needsConfiguration = needsConfiguration
+        self.redacted = redacted
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, template, space, size, displayName, title, value, valueText, symbol, tint, status, actionHint
+        case stale, needsConfiguration, redacted
+    }
+
+    /// Encodes every field, nil ones as `null`, so that consumers see a stable set of keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(template, forKey: .template)
+        try container.encode(space, forKey: .space)
+        try container.encode(size, forKey: .size)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(title, forKey: .title)
+        try container.encode(value, forKey: .value)
+        try container.encode(valueText, forKey: .valueText)
+        try container.encode(symbol, forKey: .symbol)
+        try container.encode(tint, forKey: .tint)
+        try container.encode(status, forKey: .status)
+        try container.encode(actionHint, forKey: .actionHint)
+        try container.encode(stale, forKey: .stale)
+        try container.encode(needsConfiguration, forKey: .needsConfiguration)
+        try container.encode(redacted, forKey: .redacted)
+    }
+}

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// Fans changes out to any number of `AsyncStream` observers.
+final class ObserverRegistry<Element: Sendable>: Sendable {
+    // Invariant: the continuations are only touched under the mutex; yielding to an
+    // AsyncStream continuation never blocks.
+    private let observers = Mutex<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
+
+    /// A new stream that receives every element yielded from now on, until it is dropped.
+    func subscribe() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
+        let id = observers.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.continuations[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.observers.withLock { _ = $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func yield(_ element: Element) {
+        observers.withLock { state in
+            for continuation in state.continuations.values { continuation.yield(element) }
+        }
+    }
+
+    func finish() {
+        let continuations = observers.withLock { state in
+            defer { state.continuations = [:] }
+            return Array(state.continuations.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+}

@@ -1,0 +1,100 @@
+/// The rules that turn a rendered template into what a space shows. Every rule is from the
+/// WWDC24 controls session and article; where they are silent Switchboard's choice is noted.
+public enum PresentationRules {
+    /// The default value text of a toggle in each state.
+    public static func defaultValueText(isOn: Bool) -> String { isOn ? "On" : "Off" }
+
+    /// The action hint: what the Action button would do now, which is the action that leads to the
+    /// *other* state of a toggle.
+    ///
+    /// - A hint set with `controlWidgetActionHint(_:)` on the target state's label: "Hold to <hint>"
+    ///   ("Hold to Start").
+    /// - Else a value text on the target state's label: "Hold for <text>" ("Hold for Running").
+    /// - Else, for a toggle: "Hold to Turn On <title>" / "Hold to Turn Off <title>"; the title is
+    ///   included because "Turn On" alone does not say what ("Hold to Turn On Porch Light").
+    /// - A button's own hint: "Hold to <hint>"; an `OpenIntent` button: "Hold to Open <title>";
+    ///   any other button: "Hold for <title>".
+    public static func actionHint(for snapshot: TemplateSnapshot) -> String {
+        switch snapshot.style {
+        case .toggle(let isOn, let on, let off):
+            let target = isOn ? off : on
+            if let hint = target.actionHint { return "Hold to \(hint)" }
+            if let text = target.text { return "Hold for \(text)" }
+            return "Hold to Turn \(isOn ? "Off" : "On") \(snapshot.title)"
+        case .button(let label):
+            if let hint = label.actionHint { return "Hold to \(hint)" }
+            if snapshot.action.opensTarget { return "Hold to Open \(snapshot.title)" }
+            return "Hold for \(snapshot.title)"
+        }
+    }
+
+    /// The hint shown while a privacy-sensitive control is redacted: it must not reveal the state,
+    /// so it names the control only.
+    public static func redactedActionHint(title: String) -> String { "Hold for \(title)" }
+
+    /// What a placement shows for a snapshot.
+    ///
+    /// - Title and value text are hidden on the Lock Screen and at the small size (symbol only).
+    /// - Tint colours a toggle only while it is on (the system blue when none is set); a button
+    ///   shows the tint it sets, and none by default.
+    /// - Status shows only while `showsStatus` (the momentary window after an action).
+    /// - While locked, a privacy-sensitive control hides its state: no value, value text, tint or
+    ///   status, the off state's symbol, and a hint that names the control only.
+    public static func presentation(
+        of snapshot: TemplateSnapshot,
+        placement: ControlPlacement,
+        displayName: String,
+        isLocked: Bool,
+        showsStatus: Bool,
+        stale: Bool
+    ) -> ControlPresentation {
+        let label = snapshot.currentLabel
+        var presentation = ControlPresentation(
+            id: placement.id, kind: placement.kind, template: snapshot.template,
+            space: placement.space, size: placement.size, displayName: displayName,
+            title: snapshot.title, value: snapshot.isOn, valueText: nil, symbol: label.symbol,
+            tint: nil, status: showsStatus ? label.status : nil,
+            actionHint: actionHint(for: snapshot), stale: stale
+        )
+        switch snapshot.style {
+        case .toggle(let isOn, _, let off):
+            presentation.valueText = label.text ?? defaultValueText(isOn: isOn)
+            presentation.tint = isOn ? (snapshot.tint ?? Color.accentColor) : nil
+            if isLocked && snapshot.isPrivacySensitive {
+                presentation.value = nil
+                presentation.valueText = nil
+                presentation.tint = nil
+                presentation.status = nil
+                presentation.symbol = off.symbol
+                presentation.actionHint = redactedActionHint(title: snapshot.title)
+                presentation.redacted = true
+            }
+        case .button:
+            presentation.tint = snapshot.tint
+            if isLocked && snapshot.isPrivacySensitive {
+                presentation.status = nil
+                presentation.redacted = true
+            }
+        }
+        if !placement.showsText {
+            presentation.title = nil
+            presentation.valueText = nil
+        }
+        return presentation
+    }
+
+    /// What a placement shows before it is configured: its name, and that it needs configuring.
+    public static func unconfiguredPresentation(
+        placement: ControlPlacement,
+        displayName: String,
+        template: ControlTemplateKind?,
+        symbol: String?
+    ) -> ControlPresentation {
+        ControlPresentation(
+            id: placement.id, kind: placement.kind, template: template,
+            space: placement.space, size: placement.size, displayName: displayName,
+            title: placement.showsText ? displayName : nil, value: nil, valueText: nil, symbol: symbol,
+            tint: nil, status: nil, actionHint: nil, needsConfiguration: true
+        )
+    }
+}

@@ -1,0 +1,41 @@
+/// A `Clock` that erases the concrete clock it wraps, so that long-lived services can hold one
+/// stored clock (the system's `ContinuousClock` in production, a manual clock in tests) without
+/// becoming generic.
+///
+/// Instants are measured as offsets from the moment the wrapper was created.
+public struct AnyClock: Clock, Sendable {
+    /// A point in time on an ``AnyClock``: the offset from the clock's origin.
+    public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
+        /// How long after the clock's origin this instant is.
+        public var offset: Duration
+
+        /// Creates the instant `offset` after the clock's origin.
+        public init(offset: Duration) { self.offset = offset }
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public var description: String { "+\(offset)" }
+    }
+
+    private let nowOffset: @Sendable () -> Duration
+    private let sleepUntil: @Sendable (Duration) async throws -> Void
+    public let minimumResolution: Duration
+
+    /// Wraps `base`; the new clock's origin is `base.now`.
+    public init<C: Clock>(_ base: C) where C.Duration == Duration {
+        let origin = base.now
+        nowOffset = { origin.duration(to: base.now) }
+        sleepUntil = { offset in try await base.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+        minimumResolution = base.minimumResolution
+    }
+
+    /// A clock backed by the system's monotonic `ContinuousClock`.
+    public static var continuous: AnyClock { AnyClock(ContinuousClock()) }
+
+    public var now: Instant { Instant(offset: nowOffset()) }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try await sleepUntil(deadline.offset)
+    }
+}

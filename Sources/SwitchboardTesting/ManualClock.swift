@@ -1,0 +1,104 @@
+import Synchronization
+
+/// A clock that moves only when a test advances it, so that anything timed (debounce, hold,
+/// backoff, status expiry) is tested exactly and without sleeping.
+public final class ManualClock: Clock, Sendable {
+    /// A point on a manual clock: the time since the clock was created.
+    public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
+        public var offset: Duration
+        public init(offset: Duration) { self.offset = offset }
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public var description: String { "+\(offset)" }
+    }
+
+    private struct Sleeper {
+        let id: Int
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID = 0
+        var sleepers: [Sleeper] = []
+        var sleeperCountWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    // Invariant: all state is behind the mutex; continuations are resumed after it is released.
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// The deadlines tasks are sleeping until, earliest first.
+    public var pendingDeadlines: [Instant] { state.withLock { $0.sleepers.map(\.deadline).sorted() } }
+
+    /// How many tasks are sleeping on the clock now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (resumeNow, countWaiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if deadline <= state.now { return (true, []) }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return (false, Self.takeSatisfiedCountWaiters(&state))
+                }
+                if resumeNow { continuation.resume() }
+                for waiter in countWaiters { waiter.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward and wakes every sleeper whose deadline has come, earliest first.
+    public func advance(by duration: Duration) {
+        let due = state.withLock { state -> [Sleeper] in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Moves the clock to an instant (never backwards).
+    public func advance(to instant: Instant) {
+        let delta = now.duration(to: instant)
+        if delta > .zero { advance(by: delta) }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on the clock: a test calls this before
+    /// advancing, so that the timer it means to fire has been set.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.sleeperCountWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func takeSatisfiedCountWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let count = state.sleepers.count
+        let ready = state.sleeperCountWaiters.filter { $0.count <= count }.map(\.continuation)
+        state.sleeperCountWaiters.removeAll { $0.count <= count }
+        return ready
+    }
+}

@@ -1,0 +1,18 @@
+import Synchronization
+
+/// A thread-safe box a test shares with the code under test: counters, flags, recorded values.
+public final class Probe<Value: Sendable>: Sendable {
+    // Invariant: the value is only read or written under the mutex.
+    private let storage: Mutex<Value>
+
+    public init(_ value: Value) { storage = Mutex(value) }
+
+    /// The value now.
+    public var value: Value { storage.withLock { $0 } }
+
+    /// Changes the value and returns what `body` returns.
+    @discardableResult
+    public func update<R: Sendable>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try storage.withLock { try body(&$0) }
+    }
+}

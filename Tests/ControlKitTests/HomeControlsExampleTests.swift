@@ -1,0 +1,195 @@
+import ControlKit
+import HomeControlsExample
+import SwitchboardTesting
+import Testing
+
+/// The team's example bundle run through a control center: exact presentations per space and
+/// size, the gallery, reloads after perform, and a provider failure then recovery.
+@Suite(.serialized)
+struct HomeControlsExampleTests {
+    let clock = ManualClock()
+    let center: ControlCenter
+
+    init() async throws {
+        HomeModel.shared.reset()
+        center = ControlCenter(clock: clock, statusDuration: .seconds(3), retry: Backoff(initial: .seconds(1), maximum: .seconds(8)))
+        try await center.register(HomeControlsBundle.self)
+    }
+
+    @Test func galleryListsBundleInOrderWithPreviews() async throws {
+        let gallery = await center.gallery()
+        #expect(gallery.map(\.kind) == [LightToggle.kind, GarageDoorButton.kind, SprinklerToggle.kind])
+        #expect(gallery.map(\.displayName) == ["Light", "Garage Door", "Sprinkler"])
+        #expect(gallery.map(\.description) == ["Turn a light on or off.", "Open or close the garage door.", "Water the garden."])
+
+        let light = gallery[0]
+        #expect(light.isConfigurable)
+        #expect(light.parameters == [ControlParameter(name: "light", title: "Light", type: "Light", options: [
+            ParameterOption(id: "porch", title: "Porch Light"),
+            ParameterOption(id: "kitchen", title: "Kitchen Light"),
+            ParameterOption(id: "hall", title: "Hall Light"),
+        ])])
+        #expect(light.presentation.needsConfiguration)
+
+        #expect(gallery[1].presentation == ControlPresentation(
+            id: nil, kind: GarageDoorButton.kind, template: .button, space: .controlCenter, size: .medium,
+            displayName: "Garage Door", title: "Garage Door", value: nil, valueText: nil,
+            symbol: "door.garage.closed", tint: nil, status: nil, actionHint: "Hold for Garage Door"
+        ))
+        #expect(gallery[2].presentation == ControlPresentation(
+            id: nil, kind: SprinklerToggle.kind, template: .toggle, space: .controlCenter, size: .medium,
+            displayName: "Sprinkler", title: "Sprinkler", value: false, valueText: "Idle",
+            symbol: "sprinkler", tint: nil, status: nil, actionHint: "Hold to Water"
+        ))
+    }
+
+    @Test func lightPresentationsPerSpaceAndSize() async throws {
+        try HomeModel.shared.setLight("porch", on: true)
+        let medium = try await center.place(kind: LightToggle.kind, in: .controlCenter, size: .medium, configuration: ["light": "porch"], id: "porch-medium")
+        #expect(medium == ControlPresentation(
+            id: "porch-medium", kind: LightToggle.kind, template: .toggle, space: .controlCenter, size: .medium,
+            displayName: "Light", title: "Porch Light", value: true, valueText: "On",
+            symbol: "lightbulb.fill", tint: .yellow, status: nil, actionHint: "Hold to Turn Off Porch Light"
+        ))
+        let large = try await center.place(kind: LightToggle.kind, in: .controlCenter, size: .large, configuration: ["light": "kitchen"], id: "kitchen-large")
+        #expect(large == ControlPresentation(
+            id: "kitchen-large", kind: LightToggle.kind, template: .toggle, space: .controlCenter, size: .large,
+            displayName: "Light", title: "Kitchen Light", value: false, valueText: "Off",
+            symbol: "lightbulb", tint: nil, status: nil, actionHint: "Hold to Turn On Kitchen Light"
+        ))
+        let small = try await center.place(kind: LightToggle.kind, in: .controlCenter, size: .small, configuration: ["light": "porch"], id: "porch-small")
+        #expect(small.title == nil && small.valueText == nil && small.symbol == "lightbulb.fill" && small.tint == .yellow)
+        let lock = try await center.place(kind: LightToggle.kind, in: .lockScreen, configuration: ["light": "porch"], id: "porch-lock")
+        #expect(lock.size == nil && lock.title == nil && lock.valueText == nil && lock.symbol == "lightbulb.fill")
+        let button = try await center.place(kind: LightToggle.kind, in: .actionButton, configuration: ["light": "hall"], id: "hall-button")
+        #expect(button.title == "Hall Light" && button.valueText == "Off" && button.actionHint == "Hold to Turn On Hall Light")
+        #expect(await center.placements.map(\.id) == ["porch-medium", "kitchen-large", "porch-small", "porch-lock", "hall-button"])
+    }
+
+    @Test func lightPlacedWithoutConfigurationNeedsIt() async throws {
+        let placed = try await center.place(kind: LightToggle.kind, in: .controlCenter)
+        #expect(placed.id == "Light-1")
+        #expect(placed.needsConfiguration)
+        #expect(placed.title == "Light")
+        await #expect(throws: ControlError(.needsConfiguration, kind: LightToggle.kind, placement: "Light-1", detail: "choose its light first (switchboard configure Light-1 --device …)")) {
+            try await center.perform("Light-1", .toggle)
+        }
+        let configured = try await center.configure("Light-1", configuration: ["light": "hall"])
+        #expect(configured.title == "Hall Light")
+        #expect(!configured.needsConfiguration)
+    }
+
+    @Test func invalidConfigurationIsRefusedWithTheChoices() async throws {
+        await #expect(throws: ControlError(.invalidConfiguration, kind: LightToggle.kind, detail: "light: \"attic\" is not one of porch, kitchen, hall")) {
+            try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "attic"])
+        }
+        #expect(await center.placements.isEmpty)
+        let error = ControlError(.invalidConfiguration, kind: LightToggle.kind, detail: "light: \"attic\" is not one of porch, kitchen, hall")
+        #expect(error.description == "control kind \"com.switchboard.example.Light\": invalid configuration: light: \"attic\" is not one of porch, kitchen, hall")
+    }
+
+    @Test func performReloadsOnlyAfterPerformReturns() async throws {
+        try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "porch")
+        var changes = ChangeRecorder(center)
+        let outcome = try await center.perform("porch", .toggle)
+        #expect(try HomeModel.shared.isLightOn("porch"))
+        #expect(outcome.presentation.value == true)
+        #expect(outcome.presentation.actionHint == "Hold to Turn Off Porch Light")
+        let change = try #require(await changes.nextPresentation())
+        #expect(change == outcome.presentation)
+    }
+
+    @Test func configurableControlsKeepTheirOwnDevice() async throws {
+        try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "a")
+        try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "kitchen"], id: "b")
+        _ = try await center.perform("b", .setValue(true))
+        #expect(try !HomeModel.shared.isLightOn("porch"))
+        #expect(try HomeModel.shared.isLightOn("kitchen"))
+        #expect(try await center.presentation(of: "a").value == false)
+        #expect(try await center.presentation(of: "b").value == true)
+    }
+
+    @Test func sprinklerHintsAndMomentaryStatus() async throws {
+        try await withRunningService({ await center.run() }) {
+            try await center.place(kind: SprinklerToggle.kind, in: .controlCenter, id: "sprinkler")
+            var changes = ChangeRecorder(center)
+            let started = try await center.perform("sprinkler", .toggle)
+            #expect(started.presentation.valueText == "Watering")
+            #expect(started.presentation.status == "Watering for 10 min")
+            #expect(started.presentation.actionHint == "Hold to Stop")
+            #expect(started.presentation.tint == .teal)
+            _ = await changes.nextPresentation()
+
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(3))])
+            clock.advance(by: .milliseconds(2999))
+            #expect(try await center.presentation(of: "sprinkler").status == "Watering for 10 min")
+            clock.advance(by: .milliseconds(1))
+            let cleared = try #require(await changes.nextPresentation())
+            #expect(cleared.status == nil)
+            #expect(cleared.valueText == "Watering")
+        }
+    }
+
+    @Test func garageDoorRequiresAuthenticationWhileLocked() async throws {
+        try await center.place(kind: GarageDoorButton.kind, in: .actionButton, id: "garage")
+        await center.setLocked(true)
+        await #expect(throws: ControlError(.authenticationRequired, kind: GarageDoorButton.kind, placement: "garage", detail: "Switchboard is locked; unlock it (switchboard unlock) or use the local CLI")) {
+            try await center.perform("garage", .press)
+        }
+        #expect(HomeModel.shared.garageDoorPresses == 0)
+
+        let authenticated = try await center.perform("garage", .press, authenticated: true)
+        #expect(HomeModel.shared.garageDoorPresses == 1)
+        #expect(authenticated.dialog == "Garage door moving")
+
+        await center.setLocked(false)
+        _ = try await center.perform("garage", .press)
+        #expect(HomeModel.shared.garageDoorPresses == 2)
+    }
+
+    @Test func wrongRequestsAreRefused() async throws {
+        try await center.place(kind: GarageDoorButton.kind, in: .controlCenter, id: "garage")
+        try await center.place(kind: SprinklerToggle.kind, in: .controlCenter, id: "sprinkler")
+        await #expect(throws: ControlError(.wrongRequest, placement: "garage", detail: "is a button: send PRESS, not a value")) {
+            try await center.perform("garage", .toggle)
+        }
+        await #expect(throws: ControlError(.wrongRequest, placement: "sprinkler", detail: "is a toggle: send ON, OFF or TOGGLE, not PRESS")) {
+            try await center.perform("sprinkler", .press)
+        }
+        await #expect(throws: ControlError(.unknownPlacement, placement: "attic", detail: "placed controls: garage, sprinkler")) {
+            try await center.perform("attic", .press)
+        }
+    }
+
+    @Test func providerErrorKeepsLastGoodThenRecoversWithBackoff() async throws {
+        try HomeModel.shared.setLight("porch", on: true)
+        try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "porch")
+        try await withRunningService({ await center.run() }) {
+            var changes = ChangeRecorder(center)
+            HomeModel.shared.setUnreachable(true)
+            await center.reload(kind: LightToggle.kind)
+            let stale = try #require(await changes.nextPresentation())
+            #expect(stale.stale)
+            #expect(stale.value == true)
+            #expect(stale.valueText == "On")
+
+            // First retry 1 s after the failure; it fails too, so the next is 2 s after that.
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(1))])
+            clock.advance(by: .seconds(1))
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(3))])
+            #expect(try await center.presentation(of: "porch").stale)
+            HomeModel.shared.setUnreachable(false)
+            try HomeModel.shared.setLight("porch", on: false)
+            clock.advance(by: .milliseconds(1999))
+            #expect(clock.sleeperCount == 1)
+            clock.advance(by: .milliseconds(1))
+            let recovered = try #require(await changes.nextPresentation())
+            #expect(!recovered.stale)
+            #expect(recovered.value == false)
+            #expect(recovered.valueText == "Off")
+        }
+    }
+}
