@@ -13,20 +13,21 @@ let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "ControlKit", targets: ["ControlKit"]),
+        .library(name: "SwitchboardGPIO", targets: ["SwitchboardGPIO"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
     ],
     targets: [
         .target(name: "SwitchboardSupport"),
         .target(name: "ControlKit", dependencies: ["SwitchboardSupport"]),
 
-        /* CGPIOD
+        .systemLibrary(
             name: "CGPIOD",
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
-        ), */
-        // GPIO_TARGET
+        ),
+        .target(name: "SwitchboardGPIO", dependencies: ["CGPIOD", "SwitchboardSupport"]),
 
-        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit"]),
+        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit", "SwitchboardGPIO"]),
 
         // The team's example bundle, in the seeds' style, compiled in Swift 6 mode.
         .target(name: "HomeControlsExample", dependencies: ["ControlKit"], path: "Examples/HomeControls"),
@@ -45,7 +46,7 @@ let package = Package(
             dependencies: ["ControlKit", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls"]
         ),
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
-        // GPIO_TEST
+        .testTarget(name: "SwitchboardGPIOTests", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -66,7 +66,7 @@ struct CountingToggle {
     }
 }
 
-@Suite struct ControlCenterTests {
+@Suite(.timeLimit(.minutes(1))) struct ControlCenterTests {
     @Test func burstOfReloadsDuringAnInFlightReloadCostsOneMore() async throws {
         let fan = CountingToggle()
         let center = ControlCenter()

@@ -5,7 +5,7 @@ import Testing
 
 /// The team's example bundle run through a control center: exact presentations per space and
 /// size, the gallery, reloads after perform, and a provider failure then recovery.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct HomeControlsExampleTests {
     let clock = ManualClock()
     let center: ControlCenter

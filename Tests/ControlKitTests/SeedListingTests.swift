@@ -4,7 +4,7 @@ import SwitchboardTesting
 import Testing
 
 /// Apple's own listings, compiled unchanged in Swift 5 mode, behave as the session describes.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 @MainActor
 struct SeedListingTests {
     init() {

@@ -2,7 +2,7 @@ import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 
-@Suite struct ClockTests {
+@Suite(.timeLimit(.minutes(1))) struct ClockTests {
     @Test func manualClockWakesSleepersOnlyWhenTheirDeadlineComes() async throws {
         let clock = ManualClock()
         let woke = Probe<[Int]>([])

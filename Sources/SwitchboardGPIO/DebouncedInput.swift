@@ -1,0 +1,55 @@
+import SwitchboardSupport
+
+/// Debounces an input's edges as a service: ``run(_:)`` reads the raw edges, times each window on
+/// the injected clock, and hands every accepted edge to the handler. Nothing polls: with no edges
+/// it waits on the line's events.
+public struct DebouncedInput: Sendable {
+    private let edges: GPIOEdgeEvents
+    private let clock: AnyClock
+    private let window: Duration
+    private let initialValue: Bool
+
+    /// - Parameters:
+    ///   - request: an input requested with edge detection.
+    ///   - window: the debounce window (default 20 ms).
+    ///   - clock: the clock windows are timed on.
+    public init(_ request: any GPIOLineRequest, window: Duration = .milliseconds(20), clock: some Clock<Duration> = ContinuousClock()) throws {
+        self.edges = try request.edges()
+        self.initialValue = try request.value()
+        self.window = window
+        self.clock = AnyClock(clock)
+    }
+
+    private enum Input: Sendable {
+        case edge(GPIOEdgeEvent)
+        case windowElapsed
+    }
+
+    /// Runs until the line's edges end (it was released) or the task is cancelled.
+    public func run(_ handler: @Sendable (GPIOEdgeEvent) async -> Void) async {
+        let (inputs, continuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
+        var debouncer = Debouncer(window: window, initialValue: initialValue)
+        await withDiscardingTaskGroup { group in
+            let edges = self.edges
+            group.addTask {
+                for await edge in edges { continuation.yield(.edge(edge)) }
+                continuation.finish()
+            }
+            for await input in inputs {
+                switch input {
+                case .edge(let edge):
+                    if debouncer.edge(edge) == .startWindow {
+                        let clock = self.clock, deadline = clock.now.advanced(by: window)
+                        group.addTask {
+                            guard (try? await clock.sleep(until: deadline)) != nil else { return }
+                            continuation.yield(.windowElapsed)
+                        }
+                    }
+                case .windowElapsed:
+                    if let accepted = debouncer.windowElapsed() { await handler(accepted) }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+}
