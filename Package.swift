@@ -41,6 +41,9 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
 
+        // Benchmarks: `swift run -c release switchboard-bench gpio-edge`.
+        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
+
         .testTarget(
             name: "ControlKitTests",
             dependencies: ["ControlKit", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls"]
