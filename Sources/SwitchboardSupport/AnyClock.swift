@@ -5,18 +5,7 @@
 /// Instants are measured as offsets from the moment the wrapper was created.
 public struct AnyClock: Clock, Sendable {
     /// A point in time on an ``AnyClock``: the offset from the clock's origin.
-    public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
-        /// How long after the clock's origin this instant is.
-        public var offset: Duration
-
-        /// Creates the instant `offset` after the clock's origin.
-        public init(offset: Duration) { self.offset = offset }
-
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-        public var description: String { "+\(offset)" }
-    }
+    public typealias Instant = OffsetInstant
 
     private let nowOffset: @Sendable () -> Duration
     private let sleepUntil: @Sendable (Duration) async throws -> Void
@@ -38,4 +27,19 @@ public struct AnyClock: Clock, Sendable {
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try await sleepUntil(deadline.offset)
     }
+}
+
+/// A point in time given as its offset from a clock's origin: the instants of ``AnyClock`` and of
+/// the manual clock tests use.
+public struct OffsetInstant: InstantProtocol, Sendable, CustomStringConvertible {
+    /// How long after the clock's origin this instant is.
+    public var offset: Duration
+
+    /// Creates the instant `offset` after the clock's origin.
+    public init(offset: Duration) { self.offset = offset }
+
+    public func advanced(by duration: Duration) -> OffsetInstant { OffsetInstant(offset: offset + duration) }
+    public func duration(to other: OffsetInstant) -> Duration { other.offset - offset }
+    public static func < (lhs: OffsetInstant, rhs: OffsetInstant) -> Bool { lhs.offset < rhs.offset }
+    public var description: String { "+\(offset)" }
 }

@@ -1,17 +1,11 @@
 import Synchronization
+import SwitchboardSupport
 
 /// A clock that moves only when a test advances it, so that anything timed (debounce, hold,
 /// backoff, status expiry) is tested exactly and without sleeping.
 public final class ManualClock: Clock, Sendable {
     /// A point on a manual clock: the time since the clock was created.
-    public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
-        public var offset: Duration
-        public init(offset: Duration) { self.offset = offset }
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-        public var description: String { "+\(offset)" }
-    }
+    public typealias Instant = OffsetInstant
 
     private struct Sleeper {
         let id: Int
