@@ -13,6 +13,8 @@ let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "ControlKit", targets: ["ControlKit"]),
+        .executable(name: "switchboardd", targets: ["switchboardd"]),
+        .executable(name: "switchboard", targets: ["switchboard"]),
         .library(name: "SwitchboardGPIO", targets: ["SwitchboardGPIO"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
     ],
@@ -26,6 +28,12 @@ let package = Package(
             providers: [.apt(["libgpiod-dev"])]
         ),
         .target(name: "SwitchboardGPIO", dependencies: ["CGPIOD", "SwitchboardSupport"]),
+
+        // The daemon's core: devices.json, devices, state, the local socket, the service tree.
+        .target(name: "SwitchboardCore", dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardSupport"]),
+
+        .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
+        .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore"]),
 
         .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit", "SwitchboardGPIO"]),
 
@@ -50,6 +58,7 @@ let package = Package(
         ),
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardGPIOTests", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

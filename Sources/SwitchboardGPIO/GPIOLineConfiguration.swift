@@ -1,17 +1,17 @@
 /// How an output line is driven.
-public enum GPIODrive: String, Sendable, Hashable, Codable {
+public enum GPIODrive: String, Sendable, Hashable, Codable, CaseIterable {
     case pushPull, openDrain, openSource
 }
 
 /// The bias (pull resistor) of a line.
-public enum GPIOBias: String, Sendable, Hashable, Codable {
+public enum GPIOBias: String, Sendable, Hashable, Codable, CaseIterable {
     /// Leave the bias as it is.
     case asIs
     case disabled, pullUp, pullDown
 }
 
 /// Which edges of an input are reported.
-public enum GPIOEdgeDetection: String, Sendable, Hashable, Codable {
+public enum GPIOEdgeDetection: String, Sendable, Hashable, Codable, CaseIterable {
     case rising, falling, both
 }
 

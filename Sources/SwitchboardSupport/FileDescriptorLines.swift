@@ -84,10 +84,10 @@ final class LineSplitter: @unchecked Sendable {
     }
 }
 
-/// Lets a stream's termination handler cancel its dispatch source.
-final class SourceCancellation: @unchecked Sendable {
+/// Holds a dispatch source so that any thread (a stream's termination handler, a deinit) can cancel it.
+public final class SourceCancellation: @unchecked Sendable {
     // Invariant: only `cancel()` is called from other threads, and DispatchSource.cancel is thread-safe.
     private let source: any DispatchSourceProtocol
-    init(_ source: any DispatchSourceProtocol) { self.source = source }
-    func cancel() { source.cancel() }
+    public init(_ source: any DispatchSourceProtocol) { self.source = source }
+    public func cancel() { source.cancel() }
 }

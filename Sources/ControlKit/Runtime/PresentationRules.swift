@@ -37,7 +37,8 @@ public enum PresentationRules {
     /// - Title and value text are hidden on the Lock Screen and at the small size (symbol only).
     /// - Tint colours a toggle only while it is on (the system blue when none is set); a button
     ///   shows the tint it sets, and none by default.
-    /// - Status shows only while `showsStatus` (the momentary window after an action).
+    /// - Status shows only while `showsStatus` (the momentary window after an action); otherwise
+    ///   the template's standing status, if any.
     /// - While locked, a privacy-sensitive control hides its state: no value, value text, tint or
     ///   status, the off state's symbol, and a hint that names the control only.
     public static func presentation(
@@ -53,7 +54,7 @@ public enum PresentationRules {
             id: placement.id, kind: placement.kind, template: snapshot.template,
             space: placement.space, size: placement.size, displayName: displayName,
             title: snapshot.title, value: snapshot.isOn, valueText: nil, symbol: label.symbol,
-            tint: nil, status: showsStatus ? label.status : nil,
+            tint: nil, status: (showsStatus ? label.status : nil) ?? snapshot.standingStatus,
             actionHint: actionHint(for: snapshot), stale: stale
         )
         switch snapshot.style {

@@ -16,15 +16,20 @@ public struct TemplateSnapshot: Sendable {
     public var tint: Color?
     /// Whether `privacySensitive()` was applied.
     public var isPrivacySensitive: Bool
+    /// A status that shows for as long as the template says so, not only after an action: a
+    /// Switchboard addition for states with a time limit ("Off in 9:41"). A momentary status from
+    /// `controlWidgetStatus` shows in its place during its window.
+    public var standingStatus: String?
     /// The control's action.
     public var action: ControlAction
 
     /// Creates a snapshot; used by the templates and by controls declared in devices.json.
-    public init(title: String, style: Style, tint: Color? = nil, isPrivacySensitive: Bool = false, action: ControlAction) {
+    public init(title: String, style: Style, tint: Color? = nil, isPrivacySensitive: Bool = false, standingStatus: String? = nil, action: ControlAction) {
         self.title = title
         self.style = style
         self.tint = tint
         self.isPrivacySensitive = isPrivacySensitive
+        self.standingStatus = standingStatus
         self.action = action
     }
 
@@ -72,7 +77,7 @@ public struct TemplateSnapshot: Sendable {
 }
 
 /// Whether a control is a toggle or a button.
-public enum ControlTemplateKind: String, Sendable, Hashable, Codable {
+public enum ControlTemplateKind: String, Sendable, Hashable, Codable, CaseIterable {
     case toggle
     case button
 }

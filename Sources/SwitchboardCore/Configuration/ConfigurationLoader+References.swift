@@ -1,0 +1,129 @@
+import SwitchboardGPIO
+
+extension ConfigurationLoader {
+    /// Checks what refers to what: unique ids, devices that exist and fit their controls,
+    /// placements of controls that exist, lines used once.
+    static func validateReferences(_ configuration: SwitchboardConfiguration, _ problems: inout [ConfigurationProblem]) {
+        reportDuplicates(configuration.chips.map(\.id), "chips", "id", &problems)
+        reportDuplicates(configuration.devices.map(\.id), "devices", "id", &problems)
+        reportDuplicates(configuration.controls.map(\.kind), "controls", "kind", &problems)
+        reportDuplicates(configuration.placements.map(\.id), "placements", "id", &problems)
+        reportDuplicates(configuration.actionButtons.map(\.id), "actionButtons", "id", &problems)
+
+        let chipIDs = configuration.chips.map(\.id)
+        var usedLines: [String: String] = [:]
+        func checkGPIO(_ gpio: GPIOSettings?, at path: String) {
+            guard let gpio else { return }
+            guard chipIDs.contains(gpio.chip) else {
+                let known = chipIDs.isEmpty ? "none are declared in \"chips\"" : "declared chips: \(chipIDs.joined(separator: ", "))"
+                problems.append(ConfigurationProblem("\(path).chip", "\"\(gpio.chip)\" is not a chip; \(known)"))
+                return
+            }
+            let key = "\(gpio.chip)/\(gpio.line)"
+            if let other = usedLines[key] {
+                problems.append(ConfigurationProblem("\(path).line", "\(gpio.line) on \(gpio.chip) is also used by \(other)"))
+            } else {
+                usedLines[key] = path
+            }
+        }
+        for (index, device) in configuration.devices.enumerated() {
+            checkGPIO(device.gpio, at: "devices[\(index)].gpio")
+            if device.kind == .mqtt, configuration.mqtt == nil {
+                problems.append(ConfigurationProblem("devices[\(index)]", "an mqtt device needs the top-level \"mqtt\" settings"))
+            }
+        }
+        for (index, button) in configuration.actionButtons.enumerated() {
+            checkGPIO(button.gpio, at: "actionButtons[\(index)].gpio")
+            if !configuration.placements.contains(where: { $0.id == button.placement }) {
+                problems.append(ConfigurationProblem("actionButtons[\(index)].placement", "\"\(button.placement)\" is not a placement; placements: \(list(configuration.placements.map(\.id)))"))
+            }
+            for announcer in button.announce {
+                if case .led(let led) = announcer, configuration.device(led)?.isOutput != true {
+                    problems.append(ConfigurationProblem("actionButtons[\(index)].announce", "\"\(led)\" is not an output device (an LED must be a relay or pulse output)"))
+                }
+                if announcer == .mqtt, configuration.mqtt == nil {
+                    problems.append(ConfigurationProblem("actionButtons[\(index)].announce", "\"mqtt\" needs the top-level \"mqtt\" settings"))
+                }
+            }
+        }
+
+        for (index, control) in configuration.controls.enumerated() {
+            let path = "controls[\(index)]"
+            if let id = control.device {
+                checkControlDevice(id, control, configuration, at: "\(path).device", &problems)
+            }
+            for id in control.devices {
+                checkControlDevice(id, control, configuration, at: "\(path).devices", &problems)
+            }
+        }
+
+        for (index, placement) in configuration.placements.enumerated() {
+            let path = "placements[\(index)]"
+            guard let control = configuration.control(placement.control) else {
+                problems.append(ConfigurationProblem("\(path).control", "\"\(placement.control)\" is not a control; controls: \(list(configuration.controls.map(\.kind)))"))
+                continue
+            }
+            if let device = placement.device {
+                if !control.isConfigurable {
+                    problems.append(ConfigurationProblem("\(path).device", "\"\(control.kind)\" always drives \"\(control.device ?? "")\"; only a control with \"devices\" is configured per placement"))
+                } else if !control.devices.contains(device) {
+                    problems.append(ConfigurationProblem("\(path).device", "\"\(device)\" is not one of \"\(control.kind)\"'s devices (\(control.devices.joined(separator: ", ")))"))
+                }
+            }
+        }
+    }
+
+    private static func checkControlDevice(_ id: String, _ control: ControlSettings, _ configuration: SwitchboardConfiguration, at path: String, _ problems: inout [ConfigurationProblem]) {
+        guard let device = configuration.device(id) else {
+            problems.append(ConfigurationProblem(path, "\"\(id)\" is not a device"))
+            return
+        }
+        switch (control.template, device.kind) {
+        case (_, .input):
+            problems.append(ConfigurationProblem(path, "\"\(id)\" is an input; a control drives a relay, pulse or mqtt device"))
+        case (.toggle, .pulse):
+            problems.append(ConfigurationProblem(path, "\"\(id)\" is a pulse output; a toggle needs a relay or mqtt device (use a button for pulses)"))
+        default:
+            break
+        }
+    }
+
+    private static func reportDuplicates(_ ids: [String], _ array: String, _ key: String, _ problems: inout [ConfigurationProblem]) {
+        var first: [String: Int] = [:]
+        for (index, id) in ids.enumerated() where !id.isEmpty {
+            if let earlier = first[id] {
+                problems.append(ConfigurationProblem("\(array)[\(index)].\(key)", "\"\(id)\" is used by \(array)[\(earlier)] too; each \(key) must be unique"))
+            } else {
+                first[id] = index
+            }
+        }
+    }
+
+    private static func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
+
+    /// Checks every line against the chips it is on: offsets in range, names that exist.
+    public static func validateLines(_ configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], file: String) throws {
+        var problems: [ConfigurationProblem] = []
+        func check(_ gpio: GPIOSettings?, at path: String) {
+            guard let gpio, let chip = chips[gpio.chip] else { return }
+            do {
+                _ = try chip.offset(of: gpio.line)
+            } catch let error as GPIOError {
+                switch error.code {
+                case .lineOutOfRange:
+                    let range = error.validOffsets.map { "\($0.lowerBound)…\($0.upperBound)" } ?? "none"
+                    problems.append(ConfigurationProblem("\(path).line", "\(gpio.line) is out of range for \(chip.info.name) (\(range))"))
+                case .lineNotFound:
+                    problems.append(ConfigurationProblem("\(path).line", "\(chip.info.name) has no line named \"\(gpio.line)\""))
+                default:
+                    problems.append(ConfigurationProblem("\(path).line", error.description))
+                }
+            } catch {
+                problems.append(ConfigurationProblem("\(path).line", String(describing: error)))
+            }
+        }
+        for (index, device) in configuration.devices.enumerated() { check(device.gpio, at: "devices[\(index)].gpio") }
+        for (index, button) in configuration.actionButtons.enumerated() { check(button.gpio, at: "actionButtons[\(index)].gpio") }
+        if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
+    }
+}

@@ -1,0 +1,289 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ControlKit
+import SwitchboardGPIO
+
+/// Reads devices.json: every problem at once, each with its JSON path and what was expected.
+public enum ConfigurationLoader {
+    /// The largest devices.json read; anything larger is refused unread.
+    public static let maximumFileSize = 1 << 20
+
+    /// Loads and validates a file.
+    /// - Throws: ``ConfigurationError`` with every problem found.
+    public static func load(file path: String) throws -> SwitchboardConfiguration {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maximumFileSize {
+            throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "the file is \(size) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "is not readable by this user" : "does not exist"
+            throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "\(reason); give the path of a readable devices.json")])
+        }
+        return try load(data: data, file: path)
+    }
+
+    /// Loads and validates JSON text.
+    public static func load(data: Data, file: String = "devices.json") throws -> SwitchboardConfiguration {
+        guard data.count <= maximumFileSize else {
+            throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "the file is \(data.count) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(data)
+        } catch {
+            throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "is not valid JSON (\(parseErrorSummary(error))); check for a missing comma, quote or brace")])
+        }
+        var problems: [ConfigurationProblem] = []
+        let configuration = read(json, &problems)
+        if let configuration { validateReferences(configuration, &problems) }
+        guard problems.isEmpty, let configuration else { throw ConfigurationError(file: file, problems: problems) }
+        return configuration
+    }
+
+    private static func parseErrorSummary(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            return context.underlyingError.map { String(describing: $0) } ?? context.debugDescription
+        }
+        return String(describing: error)
+    }
+
+    // MARK: Reading
+
+    private static func read(_ json: JSONValue, _ problems: inout [ConfigurationProblem]) -> SwitchboardConfiguration? {
+        guard var root = ObjectReader(json, at: "", problems: &problems) else { return nil }
+        let node = root.string("node", required: true, &problems) ?? "switchboard"
+        if !node.isEmpty, !isIdentifier(node) {
+            problems.append(ConfigurationProblem("node", "\"\(node)\" must be letters, digits, \"-\" or \"_\" (it names MQTT topics)"))
+        }
+        let mqtt = root.value("mqtt").flatMap { value -> MQTTSettings? in
+            if case .null = value { return nil }
+            return readMQTT(value, node: node, &problems)
+        }
+        let chips = root.array("chips", &problems).enumerated().compactMap { readChip($1, at: "chips[\($0)]", &problems) }
+        let devices = root.array("devices", &problems).enumerated().compactMap { readDevice($1, at: "devices[\($0)]", &problems) }
+        let controls = root.array("controls", &problems).enumerated().compactMap { readControl($1, at: "controls[\($0)]", &problems) }
+        let placements = root.array("placements", &problems).enumerated().compactMap { readPlacement($1, at: "placements[\($0)]", &problems) }
+        let buttons = root.array("actionButtons", &problems).enumerated().compactMap { readActionButton($1, at: "actionButtons[\($0)]", &problems) }
+        root.finish(&problems)
+        return SwitchboardConfiguration(node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons)
+    }
+
+    private static func readMQTT(_ value: JSONValue, node: String, _ problems: inout [ConfigurationProblem]) -> MQTTSettings? {
+        guard var reader = ObjectReader(value, at: "mqtt", problems: &problems) else { return nil }
+        let host = reader.string("host", &problems) ?? "127.0.0.1"
+        let port = reader.int("port", in: 1...65535, default: 1883, &problems) ?? 1883
+        let clientID = reader.string("clientId", &problems)
+        let keepalive = reader.int("keepalive", in: 5...3600, default: 60, &problems) ?? 60
+        let username = reader.string("username", &problems)
+        let passwordFile = reader.string("passwordFile", &problems)
+        if reader.value("password") != nil {
+            problems.append(ConfigurationProblem("mqtt.password", "passwords are never kept in devices.json: put it in a file readable only by the service user and give its path as \"passwordFile\""))
+        }
+        let version = reader.string("protocol", &problems) ?? "3.1.1"
+        if version != "3.1.1" && version != "5" {
+            problems.append(ConfigurationProblem("mqtt.protocol", "\"\(version)\" is not one of \"3.1.1\", \"5\""))
+        }
+        var tls: TLSSettings?
+        if let tlsValue = reader.value("tls"), var tlsReader = ObjectReader(tlsValue, at: "mqtt.tls", problems: &problems) {
+            let ca = tlsReader.string("caFile", required: true, &problems) ?? ""
+            tls = TLSSettings(caFile: ca, certificateFile: tlsReader.string("certificateFile", &problems), keyFile: tlsReader.string("keyFile", &problems))
+            if (tls?.certificateFile == nil) != (tls?.keyFile == nil) {
+                problems.append(ConfigurationProblem("mqtt.tls", "give both \"certificateFile\" and \"keyFile\" for a client certificate, or neither"))
+            }
+            tlsReader.finish(&problems)
+        }
+        let base = reader.string("baseTopic", &problems) ?? "switchboard/\(node)"
+        if base.contains("+") || base.contains("#") || base.hasSuffix("/") || base.isEmpty {
+            problems.append(ConfigurationProblem("mqtt.baseTopic", "\"\(base)\" must be a topic without wildcards or a trailing \"/\""))
+        }
+        let discovery = reader.bool("discovery", default: true, &problems)
+        let prefix = reader.string("discoveryPrefix", &problems) ?? "homeassistant"
+        reader.finish(&problems)
+        return MQTTSettings(host: host, port: port, clientID: clientID, keepalive: keepalive, username: username, passwordFile: passwordFile,
+                            protocolVersion: version, tls: tls, baseTopic: base, discovery: discovery, discoveryPrefix: prefix)
+    }
+
+    private static func readChip(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> ChipSettings? {
+        guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+        let id = reader.string("id", required: true, &problems) ?? ""
+        let chip = reader.string("chip", required: true, &problems) ?? ""
+        let lines = reader.int("simulatedLines", in: 1...1024, default: 54, &problems) ?? 54
+        reader.finish(&problems)
+        return ChipSettings(id: id, chip: chip, simulatedLines: lines)
+    }
+
+    private static func readGPIO(_ value: JSONValue, at path: String, output: Bool, _ problems: inout [ConfigurationProblem]) -> GPIOSettings? {
+        guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+        let chip = reader.string("chip", required: true, &problems) ?? ""
+        let line = reader.line("line", &problems)
+        let activeLow = reader.bool("activeLow", default: false, &problems)
+        let drive: GPIODrive = output ? (reader.choice("drive", default: GPIODrive.pushPull, &problems) ?? .pushPull) : .pushPull
+        let bias: GPIOBias = reader.choice("bias", default: GPIOBias.asIs, &problems) ?? .asIs
+        let debounce: Duration = output ? .zero : (reader.duration("debounce", default: .milliseconds(20), &problems) ?? .milliseconds(20))
+        reader.finish(&problems)
+        guard let line else { return nil }
+        return GPIOSettings(chip: chip, line: line, activeLow: activeLow, drive: drive, bias: bias, debounce: debounce)
+    }
+
+    private static func readDevice(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> DeviceSettings? {
+        guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+        let id = reader.string("id", required: true, &problems) ?? ""
+        if !id.isEmpty, !isIdentifier(id) {
+            problems.append(ConfigurationProblem(reader.child("id"), "\"\(id)\" must be letters, digits, \"-\" or \"_\""))
+        }
+        let name = reader.string("name", &problems) ?? id
+        let kind: DeviceSettings.Kind? = reader.choice("type", default: nil, &problems)
+        var gpio: GPIOSettings?
+        var mqtt: MQTTDeviceSettings?
+        if let kind, kind != .mqtt {
+            if let value = reader.value("gpio") {
+                gpio = readGPIO(value, at: reader.child("gpio"), output: kind != .input, &problems)
+            } else {
+                problems.append(ConfigurationProblem(reader.child("gpio"), "is required for a \(kind.rawValue) device (an object with \"chip\" and \"line\")"))
+            }
+        } else if kind == .mqtt {
+            if let value = reader.value("mqtt") {
+                mqtt = readMQTTDevice(value, at: reader.child("mqtt"), &problems)
+            } else {
+                problems.append(ConfigurationProblem(reader.child("mqtt"), "is required for an mqtt device (an object with \"stateTopic\" and \"commandTopic\")"))
+            }
+        }
+        let pulse = kind == .pulse ? (reader.duration("pulse", default: .milliseconds(500), &problems) ?? .milliseconds(500)) : .zero
+        let restore: DeviceSettings.Restore = reader.choice("restore", default: .last, &problems) ?? .last
+        let shutdown: DeviceSettings.Shutdown = reader.choice("onShutdown", default: .keep, &problems) ?? .keep
+        reader.finish(&problems)
+        guard let kind else { return nil }
+        return DeviceSettings(id: id, name: name, kind: kind, gpio: gpio, pulse: pulse, restore: restore, onShutdown: shutdown, mqtt: mqtt)
+    }
+
+    private static func readMQTTDevice(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> MQTTDeviceSettings? {
+        guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+        let state = reader.string("stateTopic", required: true, &problems) ?? ""
+        let key = reader.string("valueKey", &problems)
+        let onValue = reader.string("onValue", &problems) ?? "ON"
+        let offValue = reader.string("offValue", &problems) ?? "OFF"
+        let command = reader.string("commandTopic", required: true, &problems) ?? ""
+        for (field, topic) in [("commandTopic", command)] where topic.contains("+") || topic.contains("#") {
+            problems.append(ConfigurationProblem(reader.child(field), "\"\(topic)\" must not contain wildcards"))
+        }
+        let onPayload = reader.string("onPayload", &problems) ?? onValue
+        let offPayload = reader.string("offPayload", &problems) ?? offValue
+        let timeout = reader.duration("timeout", default: .seconds(5), &problems) ?? .seconds(5)
+        reader.finish(&problems)
+        return MQTTDeviceSettings(stateTopic: state, valueKey: key, onValue: onValue, offValue: offValue, commandTopic: command,
+                                  onPayload: onPayload, offPayload: offPayload, timeout: timeout)
+    }
+
+    private static func readControl(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> ControlSettings? {
+        guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+        let kind = reader.string("kind", required: true, &problems) ?? ""
+        let template: ControlTemplateKind = reader.choice("template", default: nil, &problems) ?? .toggle
+        let title = reader.string("title", &problems)
+        let device = reader.string("device", &problems)
+        let devices = reader.strings("devices", &problems)
+        if device != nil && !devices.isEmpty {
+            problems.append(ConfigurationProblem(reader.child("devices"), "give either \"device\" (a fixed device) or \"devices\" (the choices of a configurable control), not both"))
+        } else if device == nil && devices.isEmpty {
+            problems.append(ConfigurationProblem(reader.child("device"), "is required: the device this control drives, or \"devices\" for a configurable control"))
+        }
+        var symbolOn = "power", symbolOff = "power"
+        if let symbol = reader.string("symbol", &problems) { symbolOn = symbol; symbolOff = symbol }
+        let (on, off) = readStatePair(&reader, "symbols", &problems)
+        symbolOn = on ?? symbolOn
+        symbolOff = off ?? symbolOff
+        let valueText = readStatePair(&reader, "valueText", &problems)
+        let tintName = reader.string("tint", &problems)
+        var tint: Color?
+        if let tintName {
+            tint = Color(named: tintName)
+            if tint == nil {
+                problems.append(ConfigurationProblem(reader.child("tint"), "\"\(tintName)\" is not a colour: use a system colour (\(Color.system.map(\.name).joined(separator: ", "))) or \"#RRGGBB\""))
+            }
+        }
+        let hints = readStatePair(&reader, "actionHint", &problems)
+        let status = readStatePair(&reader, "status", &problems)
+        let displayName = reader.string("displayName", &problems)
+        let description = reader.string("description", &problems)
+        let authentication = reader.bool("requiresAuthentication", default: false, &problems)
+        let privacy = reader.bool("privacySensitive", default: false, &problems)
+        let autoOff = reader.duration("autoOff", default: nil, &problems)
+        if autoOff != nil && template == .button {
+            problems.append(ConfigurationProblem(reader.child("autoOff"), "only a toggle can switch itself off"))
+        }
+        let prompts = reader.bool("promptsForConfiguration", default: !devices.isEmpty, &problems)
+        reader.finish(&problems)
+        return ControlSettings(
+            kind: kind, template: template, title: title, device: device, devices: devices,
+            symbolOn: symbolOn, symbolOff: symbolOff, valueTextOn: valueText.on, valueTextOff: valueText.off, tint: tint,
+            actionHintOn: hints.on, actionHintOff: hints.off, statusOn: status.on, statusOff: status.off,
+            displayName: displayName, description: description, requiresAuthentication: authentication,
+            privacySensitive: privacy, autoOff: autoOff, promptsForConfiguration: prompts
+        )
+    }
+
+    /// A text for each state, `{"on": …, "off": …}`, or one string for both (or for a button).
+    private static func readStatePair(_ reader: inout ObjectReader, _ key: String, _ problems: inout [ConfigurationProblem]) -> (on: String?, off: String?) {
+        switch reader.value(key) {
+        case nil, .null?: return (nil, nil)
+        case .string(let text)?: return (text, text)
+        case let value?:
+            guard var pair = ObjectReader(value, at: reader.child(key), problems: &problems) else { return (nil, nil) }
+            let on = pair.string("on", &problems), off = pair.string("off", &problems)
+            pair.finish(&problems)
+            return (on, off)
+        }
+    }
+
+    private static func readPlacement(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> PlacementSettings? {
+        guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+        let id = reader.string("id", required: true, &problems) ?? ""
+        if !id.isEmpty, !isIdentifier(id) {
+            problems.append(ConfigurationProblem(reader.child("id"), "\"\(id)\" must be letters, digits, \"-\" or \"_\" (it names MQTT topics)"))
+        }
+        let control = reader.string("control", required: true, &problems) ?? ""
+        let space: ControlSpace = reader.choice("space", default: .controlCenter, &problems) ?? .controlCenter
+        let size: ControlSize? = reader.choice("size", default: space == .controlCenter ? .medium : nil, required: false, &problems)
+        if size != nil && space != .controlCenter {
+            problems.append(ConfigurationProblem(reader.child("size"), "only Control Center tiles have a size"))
+        }
+        let device = reader.string("device", &problems)
+        reader.finish(&problems)
+        return PlacementSettings(id: id, control: control, space: space, size: size, device: device)
+    }
+
+    private static func readActionButton(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> ActionButtonSettings? {
+        guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+        let id = reader.string("id", required: true, &problems) ?? ""
+        var gpio: GPIOSettings?
+        if let value = reader.value("gpio") {
+            gpio = readGPIO(value, at: reader.child("gpio"), output: false, &problems)
+        } else {
+            problems.append(ConfigurationProblem(reader.child("gpio"), "is required (an object with \"chip\" and \"line\")"))
+        }
+        let placement = reader.string("placement", required: true, &problems) ?? ""
+        let hold = reader.duration("holdTime", default: .milliseconds(700), &problems) ?? .milliseconds(700)
+        var announcers: [ActionButtonSettings.Announcer] = []
+        let announce = reader.array("announce", &problems)
+        for (index, element) in (announce.isEmpty ? [.string("log")] : announce).enumerated() {
+            switch element {
+            case .string("log"): announcers.append(.log)
+            case .string("mqtt"): announcers.append(.mqtt)
+            case .string("speech"): announcers.append(.speech)
+            case .object where element["led"] != nil:
+                if case .string(let device)? = element["led"] { announcers.append(.led(device)) }
+                else { problems.append(ConfigurationProblem("\(reader.child("announce"))[\(index)].led", "expected a device id")) }
+            default:
+                problems.append(ConfigurationProblem("\(reader.child("announce"))[\(index)]", "\(element.compactText) is not an announcer: use \"log\", \"mqtt\", \"speech\" or {\"led\": \"<device>\"}"))
+            }
+        }
+        reader.finish(&problems)
+        guard let gpio else { return nil }
+        return ActionButtonSettings(id: id, gpio: gpio, placement: placement, holdTime: hold, announce: announcers)
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+}

@@ -1,0 +1,173 @@
+import ControlKit
+import SwitchboardGPIO
+
+/// A node's whole configuration: what devices.json declares.
+public struct SwitchboardConfiguration: Sendable, Equatable {
+    /// The node's name: the default MQTT base `switchboard/<node>`, and the controls' bundle name.
+    public var node: String
+    /// The MQTT connection, if any: without it the daemon still runs GPIO, Action buttons and the CLI.
+    public var mqtt: MQTTSettings?
+    public var chips: [ChipSettings]
+    public var devices: [DeviceSettings]
+    public var controls: [ControlSettings]
+    public var placements: [PlacementSettings]
+    public var actionButtons: [ActionButtonSettings]
+
+    public func device(_ id: String) -> DeviceSettings? { devices.first { $0.id == id } }
+    public func control(_ kind: String) -> ControlSettings? { controls.first { $0.kind == kind } }
+}
+
+/// The MQTT connection.
+public struct MQTTSettings: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var clientID: String?
+    public var keepalive: Int
+    public var username: String?
+    /// A file holding the password; never the password itself.
+    public var passwordFile: String?
+    /// `3.1.1` or `5`.
+    public var protocolVersion: String
+    public var tls: TLSSettings?
+    /// `switchboard/<node>` by default.
+    public var baseTopic: String
+    /// Home Assistant discovery, on by default.
+    public var discovery: Bool
+    public var discoveryPrefix: String
+}
+
+public struct TLSSettings: Sendable, Equatable {
+    public var caFile: String
+    public var certificateFile: String?
+    public var keyFile: String?
+}
+
+/// A GPIO chip: a real one, found by path, name or label, or its simulated stand-in.
+public struct ChipSettings: Sendable, Equatable {
+    /// How devices refer to the chip.
+    public var id: String
+    /// `/dev/gpiochip0`, `gpiochip0` or a label such as `pinctrl-bcm2835`.
+    public var chip: String
+    /// How many lines the simulated chip has (`--simulate`); 54 by default, as a Raspberry Pi's.
+    public var simulatedLines: Int
+}
+
+/// A device: a GPIO output or input, or something living in another home system over MQTT.
+public struct DeviceSettings: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        /// An output that stays on or off: a relay.
+        case relay
+        /// An output switched on for ``DeviceSettings/pulse`` then off: a garage-door opener.
+        case pulse
+        /// An input: a contact, a sensor.
+        case input
+        /// State and commands over MQTT topics of another system.
+        case mqtt
+    }
+
+    public enum Restore: String, Sendable, Equatable, CaseIterable {
+        case off, on, last
+    }
+
+    public enum Shutdown: String, Sendable, Equatable, CaseIterable {
+        /// Leave the output at its level (the default).
+        case keep
+        /// Switch it off first.
+        case off
+    }
+
+    public var id: String
+    public var name: String
+    public var kind: Kind
+    public var gpio: GPIOSettings?
+    public var pulse: Duration
+    public var restore: Restore
+    public var onShutdown: Shutdown
+    public var mqtt: MQTTDeviceSettings?
+
+    /// Whether the device is a GPIO output.
+    public var isOutput: Bool { kind == .relay || kind == .pulse }
+}
+
+/// Where a device or button sits on a chip.
+public struct GPIOSettings: Sendable, Equatable {
+    /// The chip's id from `chips`.
+    public var chip: String
+    public var line: GPIOLineSelector
+    public var activeLow: Bool
+    public var drive: GPIODrive
+    public var bias: GPIOBias
+    public var debounce: Duration
+}
+
+/// How to read and command a device living in another home system.
+public struct MQTTDeviceSettings: Sendable, Equatable {
+    public var stateTopic: String
+    /// A JSON key to read (`state` for Zigbee2MQTT); nil reads the whole payload.
+    public var valueKey: String?
+    /// The payloads that mean on and off in the state topic.
+    public var onValue: String
+    public var offValue: String
+    public var commandTopic: String
+    /// The payloads to publish to switch it on and off.
+    public var onPayload: String
+    public var offPayload: String
+    /// How long to wait for the state topic to confirm a command.
+    public var timeout: Duration
+}
+
+/// A control declared in devices.json.
+public struct ControlSettings: Sendable, Equatable {
+    public var kind: String
+    public var template: ControlTemplateKind
+    /// The title; for a configurable control, the chosen device's name when nil.
+    public var title: String?
+    /// The device a static control drives.
+    public var device: String?
+    /// The devices a configurable control may drive ("which light").
+    public var devices: [String]
+    public var symbolOn: String
+    public var symbolOff: String
+    public var valueTextOn: String?
+    public var valueTextOff: String?
+    public var tint: Color?
+    public var actionHintOn: String?
+    public var actionHintOff: String?
+    public var statusOn: String?
+    public var statusOff: String?
+    public var displayName: String?
+    public var description: String?
+    public var requiresAuthentication: Bool
+    public var privacySensitive: Bool
+    public var autoOff: Duration?
+    public var promptsForConfiguration: Bool
+
+    public var isConfigurable: Bool { !devices.isEmpty }
+}
+
+/// A control placed in a space.
+public struct PlacementSettings: Sendable, Equatable {
+    public var id: String
+    public var control: String
+    public var space: ControlSpace
+    public var size: ControlSize?
+    /// The chosen device of a configurable control.
+    public var device: String?
+}
+
+/// A push-button acting as an Action button for one placed control.
+public struct ActionButtonSettings: Sendable, Equatable {
+    public enum Announcer: Sendable, Equatable {
+        case log
+        case mqtt
+        case speech
+        /// An LED output (a device id) blinking a pattern per phase.
+        case led(String)
+    }
+
+    public var id: String
+    public var gpio: GPIOSettings
+    public var placement: String
+    public var holdTime: Duration
+    public var announce: [Announcer]
+}

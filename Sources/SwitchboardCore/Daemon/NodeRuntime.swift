@@ -1,0 +1,120 @@
+import ControlKit
+import SwitchboardGPIO
+import SwitchboardSupport
+
+/// Everything one configuration brings up: the devices and their lines, the control center with
+/// its controls and placements, and the auto-off schedule. SIGHUP replaces it with a new one.
+public final class NodeRuntime: Sendable {
+    public let configuration: SwitchboardConfiguration
+    public let hub: DeviceHub
+    public let center: ControlCenter
+    public let autoOff: AutoOffService
+    public let handler: ControlCommandHandler
+    private let stop: AsyncStream<Void>.Continuation
+    private let stopped: AsyncStream<Void>
+    private let log: Log
+
+    /// Requests the lines, registers the controls and places the placements.
+    /// - Throws: ``GPIOError`` or ``ControlError``; nothing stays requested.
+    public init(
+        configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], persisted: PersistedState,
+        stateFile: StateFile?, extraControls: [ControlDefinition] = [], log: Log,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) async throws {
+        self.configuration = configuration
+        self.log = log
+        hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, clock: clock)
+        autoOff = AutoOffService(clock: clock)
+        center = ControlCenter(clock: clock, bundleName: configuration.node)
+        try await center.register(ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + extraControls)
+        handler = ControlCommandHandler(center: center, authenticatesEveryCommand: true)
+        (stopped, stop) = AsyncStream<Void>.makeStream()
+
+        // A countdown resumes only for an output that came back on (restore "last" or "on").
+        for (id, deadline) in persisted.autoOff.sorted(by: { $0.key < $1.key }) where configuration.device(id) != nil {
+            if (try? hub.value(of: id)) == true { autoOff.resume(id, wallDeadline: deadline) }
+        }
+        try hub.updatePersisted { state in
+            state.autoOff = state.autoOff.filter { self.autoOff.isRunning($0.key) }
+        }
+        await center.setLocked(persisted.locked)
+        for placement in Self.placements(configuration, persisted) {
+            do {
+                try await center.place(
+                    kind: placement.control, in: placement.space, size: placement.size,
+                    configuration: placement.device.map { [ConfiguredControls.deviceParameter: $0] } ?? [:], id: placement.id
+                )
+            } catch {
+                log(.warning, "placement \"\(placement.id)\" skipped: \(error)")
+            }
+        }
+        try hub.updatePersisted { _ in }
+    }
+
+    /// devices.json's placements, less those removed at runtime, with runtime changes applied.
+    static func placements(_ configuration: SwitchboardConfiguration, _ persisted: PersistedState) -> [PlacementSettings] {
+        var result = configuration.placements.filter { !persisted.removedPlacements.contains($0.id) }
+        for saved in persisted.placements {
+            let placement = PlacementSettings(
+                id: saved.id, control: saved.control, space: ControlSpace(rawValue: saved.space) ?? .controlCenter,
+                size: saved.size.flatMap(ControlSize.init(rawValue:)), device: saved.device
+            )
+            if let index = result.firstIndex(where: { $0.id == saved.id }) { result[index] = placement } else { result.append(placement) }
+        }
+        return result
+    }
+
+    /// Saves the placements that differ from devices.json, and the lock state.
+    public func persistRuntimeState() async throws {
+        let current = await center.placements
+        let locked = await center.isLocked
+        let file = configuration.placements
+        try hub.updatePersisted { state in
+            state.locked = locked
+            state.removedPlacements = file.map(\.id).filter { id in !current.contains { $0.id == id } }
+            state.placements = current.compactMap { placement in
+                let device = placement.configuration[ConfiguredControls.deviceParameter]
+                let saved = PersistedState.Placement(id: placement.id, control: placement.kind, space: placement.space.rawValue, size: placement.size?.rawValue, device: device)
+                if let original = file.first(where: { $0.id == placement.id }),
+                   original.control == placement.kind, original.space == placement.space, original.size == placement.size, original.device == device {
+                    return nil
+                }
+                return saved
+            }
+        }
+    }
+
+    /// The kinds of control bound to a device.
+    func kinds(boundTo device: String) -> [String] {
+        configuration.controls.filter { $0.device == device || $0.devices.contains(device) }.map(\.kind)
+    }
+
+    /// Runs the center, the auto-off schedule and the watchdog until ``stopServices()``.
+    public func runServices() async {
+        let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
+        await withDiscardingTaskGroup { group in
+            group.addTask { await center.run() }
+            group.addTask {
+                await autoOff.run(
+                    switchOff: { id in
+                        do {
+                            try await hub.set(id, to: false)
+                            try hub.updatePersisted { $0.autoOff[id] = nil }
+                            log(.info, "auto-off: \(id) switched off")
+                        } catch {
+                            log(.error, "auto-off: \(id) could not be switched off: \(error)")
+                        }
+                    },
+                    refresh: { [self] ids in
+                        for kind in Set(ids.flatMap { self.kinds(boundTo: $0) }) { center.push(kind: kind) }
+                    }
+                )
+            }
+            for await _ in stopped { break }
+            group.cancelAll()
+        }
+    }
+
+    /// Ends ``runServices()``.
+    public func stopServices() { stop.finish() }
+}

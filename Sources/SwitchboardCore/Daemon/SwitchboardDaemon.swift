@@ -1,0 +1,162 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ControlKit
+import Synchronization
+import SwitchboardGPIO
+import SwitchboardSupport
+
+/// switchboardd's options.
+public struct DaemonOptions: Sendable {
+    public var configPath = "/etc/switchboard/devices.json"
+    public var simulate = false
+    public var stateDirectory = "/var/lib/switchboard"
+    public var socketPath = "/run/switchboard/switchboard.sock"
+
+    public init() {}
+}
+
+/// The daemon: loads devices.json (refusing to start on any problem), brings up a
+/// ``NodeRuntime``, serves the local socket, and handles SIGHUP (reload, keeping the running
+/// configuration if the new file is bad) and SIGTERM/SIGINT (stop cleanly).
+public final class SwitchboardDaemon: Sendable {
+    let options: DaemonOptions
+    let log: Log
+    let notifier = SystemdNotifier()
+    private let current = Mutex<NodeRuntime?>(nil)
+    private let chips = Mutex<[String: any GPIOChip]>([:])
+
+    public init(options: DaemonOptions, log: Log = Log()) {
+        self.options = options
+        self.log = log
+    }
+
+    /// Runs until SIGTERM or SIGINT; returns the process's exit status.
+    public func run() async -> Int32 {
+        let signals = UnixSignals([SIGTERM, SIGINT, SIGHUP])
+        let stateFile = StateFile(directory: options.stateDirectory)
+        let runtime: NodeRuntime
+        let listener: UnixSocketListener
+        do {
+            try Self.makeDirectory(options.stateDirectory)
+            try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
+            let configuration = try ConfigurationLoader.load(file: options.configPath)
+            runtime = try await start(configuration, stateFile: stateFile)
+            listener = try UnixSocketListener(path: options.socketPath)
+        } catch {
+            log(.error, String(describing: error))
+            log(.error, "switchboardd did not start; nothing was changed")
+            return 1
+        }
+        current.withLock { $0 = runtime }
+        let outputs = runtime.hub.outputValues().map { "\($0.id)=\($0.value ? "on" : "off")" }.joined(separator: " ")
+        log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : "")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
+        notifier.notify("READY=1\nSTATUS=Serving \(runtime.configuration.node)")
+
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.serve(listener) }
+            group.addTask { await self.runGenerations() }
+            if let interval = SystemdNotifier.watchdogInterval() {
+                group.addTask {
+                    while (try? await Task.sleep(for: interval / 2)) != nil { self.notifier.notify("WATCHDOG=1") }
+                }
+            }
+            for await signal in signals {
+                if signal == SIGHUP {
+                    await reload(stateFile: stateFile)
+                } else {
+                    log(.info, "switchboardd stopping (signal \(signal))")
+                    notifier.notify("STOPPING=1")
+                    break
+                }
+            }
+            listener.stop()
+            current.withLock { $0 }?.stopServices()
+            group.cancelAll()
+        }
+        if let runtime = current.withLock({ $0 }) {
+            try? await runtime.persistRuntimeState()
+            runtime.hub.shutdown()
+        }
+        log(.info, "switchboardd stopped")
+        return 0
+    }
+
+    /// Opens the chips, checks every line against them, and brings the node up.
+    private func start(_ configuration: SwitchboardConfiguration, stateFile: StateFile) async throws -> NodeRuntime {
+        var opened: [String: any GPIOChip] = chips.withLock { $0 }
+        for chip in configuration.chips where opened[chip.id] == nil {
+            if options.simulate {
+                opened[chip.id] = SimulatedGPIOChip(name: chip.chip.hasPrefix("/dev/") ? String(chip.chip.dropFirst(5)) : chip.chip, lineCount: chip.simulatedLines)
+            } else {
+                opened[chip.id] = try LibgpiodChip(chip.chip)
+            }
+        }
+        try ConfigurationLoader.validateLines(configuration, chips: opened, file: options.configPath)
+        let persisted = try stateFile.load()
+        let runtime = try await NodeRuntime(configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile, log: log)
+        chips.withLock { $0 = opened }
+        return runtime
+    }
+
+    /// Runs each configuration's services in turn; a reload stops one and the next begins.
+    private func runGenerations() async {
+        while !Task.isCancelled {
+            guard let runtime = current.withLock({ $0 }) else { return }
+            await runtime.runServices()
+        }
+    }
+
+    /// SIGHUP: validates the file first; a bad file keeps the running configuration.
+    private func reload(stateFile: StateFile) async {
+        log(.info, "reloading \(options.configPath)")
+        let configuration: SwitchboardConfiguration
+        do {
+            configuration = try ConfigurationLoader.load(file: options.configPath)
+            var probe = chips.withLock { $0 }
+            for chip in configuration.chips where probe[chip.id] == nil && !options.simulate {
+                probe[chip.id] = try LibgpiodChip(chip.chip)
+            }
+            if !options.simulate { try ConfigurationLoader.validateLines(configuration, chips: probe, file: options.configPath) }
+        } catch {
+            log(.error, "\(error)\nkeeping the running configuration")
+            return
+        }
+        guard let old = current.withLock({ $0 }) else { return }
+        try? await old.persistRuntimeState()
+        old.stopServices()
+        old.hub.shutdown()
+        do {
+            let runtime = try await start(configuration, stateFile: stateFile)
+            current.withLock { $0 = runtime }
+            log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
+        } catch {
+            log(.error, "the new configuration could not start: \(error); restoring the previous one")
+            if let restored = try? await start(old.configuration, stateFile: stateFile) {
+                current.withLock { $0 = restored }
+            }
+        }
+    }
+
+    private func serve(_ listener: UnixSocketListener) async {
+        await withDiscardingTaskGroup { group in
+            for await descriptor in listener.accepted {
+                group.addTask { await SocketSession(descriptor: descriptor, daemon: self).run() }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// The node serving now.
+    var runtime: NodeRuntime? { current.withLock { $0 } }
+
+    static func makeDirectory(_ path: String) throws {
+        guard !path.isEmpty else { return }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+}

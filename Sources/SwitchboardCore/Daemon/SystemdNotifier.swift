@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Tells systemd how the service is doing (`Type=notify`): READY, STOPPING, WATCHDOG pings.
+/// Sends one datagram per message to `$NOTIFY_SOCKET`; does nothing outside systemd.
+public struct SystemdNotifier: Sendable {
+    let socketPath: String?
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The watchdog interval systemd asked for (`WatchdogSec=`), if any: ping at half of it.
+    public static func watchdogInterval(environment: [String: String] = ProcessInfo.processInfo.environment) -> Duration? {
+        guard let text = environment["WATCHDOG_USEC"], let micros = Int64(text), micros > 0 else { return nil }
+        if let pid = environment["WATCHDOG_PID"], Int32(pid) != getpid() { return nil }
+        return .microseconds(micros)
+    }
+
+    /// Sends `READY=1`, `STOPPING=1`, `WATCHDOG=1`, `STATUS=…`, newline-separated.
+    @discardableResult
+    public func notify(_ message: String) -> Bool {
+        guard let socketPath else { return false }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var path = Array(socketPath.utf8)
+        if path.first == UInt8(ascii: "@") { path[0] = 0 }  // abstract namespace
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.enumerated() { buffer[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+        let bytes = Array(message.utf8)
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
+            }
+        }
+        return sent == bytes.count
+    }
+}

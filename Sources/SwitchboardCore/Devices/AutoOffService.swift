@@ -1,0 +1,91 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+import SwitchboardSupport
+
+/// Runs the auto-off schedule: switches devices off when their time comes, asks for their
+/// controls to re-render as the countdown ticks, and keeps each deadline in the state file (as
+/// wall-clock time) so that a restart keeps it.
+public final class AutoOffService: Sendable {
+    private struct State {
+        var schedule = AutoOffSchedule()
+        /// The instant a sleeping timer will wake at, if one sleeps.
+        var armed: OffsetInstant?
+    }
+
+    // Invariant: the schedule is read and changed only under the mutex.
+    private let state = Mutex(State())
+    private let clock: AnyClock
+    private let wallClock: @Sendable () -> Double
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    /// - Parameters:
+    ///   - clock: the clock countdowns run on.
+    ///   - wallClock: seconds since 1970, for deadlines kept across restarts.
+    public init(clock: some Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.clock = AnyClock(clock)
+        self.wallClock = wallClock
+        (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Starts a countdown; returns its wall-clock deadline for the state file.
+    @discardableResult
+    public func start(_ id: String, duration: Duration) -> Double {
+        state.withLock { _ = $0.schedule.start(id, at: clock.now, duration: duration) }
+        wake.yield()
+        let (seconds, attoseconds) = duration.components
+        return wallClock() + Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// Resumes a countdown saved as a wall-clock deadline; one already past fires at once.
+    public func resume(_ id: String, wallDeadline: Double) {
+        let remaining = max(0, wallDeadline - wallClock())
+        start(id, duration: .milliseconds(Int64((remaining * 1000).rounded())))
+    }
+
+    public func cancel(_ id: String) {
+        state.withLock { $0.schedule.cancel(id) }
+        wake.yield()
+    }
+
+    /// "Off in 9:41" while a device's countdown runs.
+    public func status(_ id: String) -> String? {
+        state.withLock { $0.schedule.status(id, at: clock.now) }
+    }
+
+    /// Whether a device's countdown runs.
+    public func isRunning(_ id: String) -> Bool { state.withLock { $0.schedule.deadlines[id] != nil } }
+
+    /// Runs until cancelled. `switchOff` is called for each device whose time came; `refresh` with
+    /// the devices whose countdown text may have changed.
+    public func run(switchOff: @escaping @Sendable (String) async -> Void, refresh: @escaping @Sendable ([String]) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            for await _ in wakeups {
+                let now = clock.now
+                let (due, active) = state.withLock { state in
+                    if let armed = state.armed, armed <= now { state.armed = nil }
+                    return (state.schedule.takeDue(at: now), Array(state.schedule.deadlines.keys))
+                }
+                for id in due { await switchOff(id) }
+                if !(due.isEmpty && active.isEmpty) { await refresh((due + active).sorted()) }
+                let next = state.withLock { state -> OffsetInstant? in
+                    guard let next = state.schedule.nextWake(after: clock.now) else { return nil }
+                    if let armed = state.armed, armed <= next { return nil }
+                    state.armed = next
+                    return next
+                }
+                if let next {
+                    let clock = self.clock, wake = self.wake
+                    group.addTask {
+                        guard (try? await clock.sleep(until: next)) != nil else { return }
+                        wake.yield()
+                    }
+                }
+            }
+        }
+    }
+}

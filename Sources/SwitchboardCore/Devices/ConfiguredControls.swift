@@ -1,0 +1,98 @@
+import ControlKit
+import SwitchboardSupport
+
+/// Turns the controls of devices.json into control definitions: they render from the devices'
+/// state and perform by switching them, beside any compiled into a Swift bundle.
+public enum ConfiguredControls {
+    /// The configuration key of a configurable control: which device it drives.
+    public static let deviceParameter = "device"
+
+    public static func definitions(
+        _ configuration: SwitchboardConfiguration, hub: DeviceHub, autoOff: AutoOffService
+    ) -> [ControlDefinition] {
+        configuration.controls.map { control in
+            let devices = control.devices.compactMap { configuration.device($0) }
+            let fixed = control.device.flatMap { configuration.device($0) }
+            let parameters = control.isConfigurable
+                ? [ControlParameter(name: deviceParameter, title: "Device", type: "Device", options: devices.map { ParameterOption(id: $0.id, title: $0.name) })]
+                : []
+            return ControlDefinition(
+                kind: control.kind,
+                displayName: control.displayName,
+                description: control.description,
+                promptsForUserConfiguration: control.promptsForConfiguration,
+                isConfigurable: control.isConfigurable,
+                parameters: { parameters }
+            ) { mode, values in
+                let device: DeviceSettings
+                if let fixed {
+                    device = fixed
+                } else if let chosen = values[deviceParameter] {
+                    guard let match = devices.first(where: { $0.id == chosen }) else {
+                        throw ControlError(.invalidConfiguration, kind: control.kind, detail: "\(deviceParameter): \"\(chosen)\" is not one of \(control.devices.joined(separator: ", "))")
+                    }
+                    device = match
+                } else if mode == .preview, let first = devices.first {
+                    // The gallery previews a configurable control with its first device.
+                    device = first
+                } else {
+                    throw ControlError(.needsConfiguration, kind: control.kind, detail: "choose its device (\(control.devices.joined(separator: ", ")))")
+                }
+                let isOn: Bool
+                switch mode {
+                case .preview:
+                    isOn = false
+                case .current:
+                    guard let value = try hub.value(of: device.id) else {
+                        throw ControlError(.unavailable, kind: control.kind, detail: "\(device.name)'s state is not known yet")
+                    }
+                    isOn = value
+                }
+                return snapshot(control, device: device, isOn: isOn, hub: hub, autoOff: autoOff, current: mode == .current)
+            }
+        }
+    }
+
+    static func snapshot(_ control: ControlSettings, device: DeviceSettings, isOn: Bool, hub: DeviceHub, autoOff: AutoOffService, current: Bool) -> TemplateSnapshot {
+        let title = control.title ?? device.name
+        let policy: IntentAuthenticationPolicy = control.requiresAuthentication ? .requiresAuthentication : .alwaysAllowed
+        switch control.template {
+        case .toggle:
+            let on = ResolvedLabel(symbol: control.symbolOn, text: control.valueTextOn, actionHint: control.actionHintOn, status: control.statusOn)
+            let off = ResolvedLabel(symbol: control.symbolOff, text: control.valueTextOff, actionHint: control.actionHintOff, status: control.statusOff)
+            return TemplateSnapshot(
+                title: title, style: .toggle(isOn: isOn, on: on, off: off), tint: control.tint,
+                isPrivacySensitive: control.privacySensitive,
+                standingStatus: current ? autoOff.status(device.id) : nil,
+                action: ControlAction(title: title, authenticationPolicy: policy) { newValue in
+                    let value = newValue ?? !isOn
+                    try await hub.set(device.id, to: value)
+                    if let duration = control.autoOff {
+                        if value {
+                            let deadline = autoOff.start(device.id, duration: duration)
+                            try hub.updatePersisted { $0.autoOff[device.id] = deadline }
+                        } else {
+                            autoOff.cancel(device.id)
+                            try hub.updatePersisted { $0.autoOff[device.id] = nil }
+                        }
+                    }
+                    return .result()
+                }
+            )
+        case .button:
+            let label = ResolvedLabel(symbol: control.symbolOn, text: title, actionHint: control.actionHintOn, status: control.statusOn)
+            return TemplateSnapshot(
+                title: title, style: .button(label), tint: control.tint, isPrivacySensitive: control.privacySensitive,
+                action: ControlAction(title: title, authenticationPolicy: policy) { _ in
+                    if device.kind == .pulse {
+                        try await hub.pulse(device.id)
+                    } else {
+                        let current = try hub.value(of: device.id) ?? false
+                        try await hub.set(device.id, to: !current)
+                    }
+                    return .result()
+                }
+            )
+        }
+    }
+}

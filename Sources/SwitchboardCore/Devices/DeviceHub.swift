@@ -1,0 +1,133 @@
+import ControlKit
+import Synchronization
+import SwitchboardGPIO
+import SwitchboardSupport
+
+/// The node's devices: the GPIO lines it holds and the last known state of devices that live in
+/// other systems. Every output change is saved to the state file before it is reported done.
+public final class DeviceHub: Sendable {
+    struct Output {
+        let settings: DeviceSettings
+        let line: any GPIOLineRequest
+    }
+
+    struct State {
+        var persisted: PersistedState
+        /// Values of devices living in other systems, from their state topics.
+        var remote: [String: Bool] = [:]
+    }
+
+    private let outputs: [String: Output]
+    private let settings: [String: DeviceSettings]
+    private let stateFile: StateFile?
+    // Invariant: the persisted state and remote values change only under this mutex, and the
+    // file is written under it, so saves happen in the order changes do.
+    private let state: Mutex<State>
+    private let clock: AnyClock
+    /// Sends a command to a device living in another system; set once MQTT connects.
+    private let remoteCommands = Mutex<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
+
+    /// Requests every output line with its restored initial value, so nothing glitches.
+    /// Nothing stays requested if a request fails.
+    /// - Throws: ``GPIOError`` naming the device's line.
+    public init(
+        configuration: SwitchboardConfiguration, chips: [String: any GPIOChip],
+        persisted: PersistedState, stateFile: StateFile?, clock: some Clock<Duration> = ContinuousClock()
+    ) throws {
+        var outputs: [String: Output] = [:]
+        var persisted = persisted
+        for device in configuration.devices where device.isOutput {
+            guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
+            let initial: Bool
+            switch device.restore {
+            case .off: initial = false
+            case .on: initial = true
+            case .last: initial = persisted.outputs[device.id] ?? false
+            }
+            let line = try chip.request(gpio.line, GPIOLineConfiguration(
+                .output(initialValue: device.kind == .pulse ? false : initial, drive: gpio.drive),
+                activeLow: gpio.activeLow, bias: gpio.bias
+            ))
+            outputs[device.id] = Output(settings: device, line: line)
+            persisted.outputs[device.id] = device.kind == .pulse ? false : initial
+        }
+        self.outputs = outputs
+        self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.stateFile = stateFile
+        self.state = Mutex(State(persisted: persisted))
+        self.clock = AnyClock(clock)
+    }
+
+    /// The state to save now.
+    public var persisted: PersistedState { state.withLock { $0.persisted } }
+
+    /// Changes the persisted state (placements, auto-off, lock) and saves it.
+    public func updatePersisted(_ change: (inout PersistedState) -> Void) throws {
+        try state.withLock { state in
+            change(&state.persisted)
+            try stateFile?.save(state.persisted)
+        }
+    }
+
+    /// A device's value now: read from the line for GPIO outputs, the last state message for
+    /// remote devices; nil when not known yet.
+    public func value(of id: String) throws -> Bool? {
+        if let output = outputs[id] { return try output.line.value() }
+        return state.withLock { $0.remote[id] }
+    }
+
+    /// Switches an output or a remote device.
+    public func set(_ id: String, to value: Bool) async throws {
+        if let output = outputs[id] {
+            try state.withLock { state in
+                try output.line.setValue(value)
+                state.persisted.outputs[id] = value
+                try stateFile?.save(state.persisted)
+            }
+            return
+        }
+        guard let settings = settings[id], let mqtt = settings.mqtt else {
+            throw ControlError(.performFailed, detail: "\"\(id)\" is not an output device")
+        }
+        guard let send = remoteCommands.withLock({ $0 }) else {
+            throw ControlError(.performFailed, detail: "\(settings.name) lives in another system and Switchboard is not connected to the MQTT broker")
+        }
+        try await send(mqtt, value)
+    }
+
+    /// Switches a pulse output on for its pulse time, then off.
+    public func pulse(_ id: String) async throws {
+        guard let output = outputs[id] else { throw ControlError(.performFailed, detail: "\"\(id)\" is not an output device") }
+        try output.line.setValue(true)
+        do {
+            try await clock.sleep(for: output.settings.pulse)
+        } catch {
+            try output.line.setValue(false)
+            throw error
+        }
+        try output.line.setValue(false)
+    }
+
+    /// Records a remote device's state from its state topic.
+    public func setRemoteValue(_ id: String, _ value: Bool) {
+        state.withLock { $0.remote[id] = value }
+    }
+
+    /// Connects remote commands (MQTT) to the hub.
+    public func setRemoteCommandSender(_ sender: (@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?) {
+        remoteCommands.withLock { $0 = sender }
+    }
+
+    /// Each output device's id and logical value, read from its line.
+    public func outputValues() -> [(id: String, value: Bool)] {
+        outputs.keys.sorted().compactMap { id in (try? outputs[id]?.line.value()).flatMap { $0 }.map { (id, $0) } }
+    }
+
+    /// Releases every line: outputs whose policy is `off` are switched off first, the rest keep their level.
+    public func shutdown() {
+        for output in outputs.values {
+            if output.settings.onShutdown == .off { try? output.line.setValue(false) }
+            output.line.release()
+        }
+    }
+}

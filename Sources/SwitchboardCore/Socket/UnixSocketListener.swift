@@ -1,0 +1,79 @@
+import Dispatch
+import SwitchboardSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A listening Unix domain socket whose accepted connections arrive as an `AsyncSequence` of
+/// file descriptors. The socket file is created with mode 0660 (owner and group may connect).
+public final class UnixSocketListener: Sendable {
+    public let path: String
+    private let descriptor: Int32
+    private let connections: AsyncStream<Int32>
+    private let source: SourceCancellation
+
+    /// Binds and listens, replacing a stale socket file.
+    /// - Throws: ``SocketError`` naming the path and the reason.
+    public init(path: String, mode: mode_t = 0o660) throws {
+        self.path = path
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { throw SocketError(path: path, reason: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            throw SocketError(path: path, reason: "is longer than \(MemoryLayout.size(ofValue: address.sun_path) - 1) bytes; choose a shorter --socket path")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        unlink(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, chmod(path, mode) == 0, listen(descriptor, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw SocketError(path: path, reason: "cannot listen: \(reason); check that its folder exists and is writable by this user")
+        }
+        self.descriptor = descriptor
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "switchboard.socket.accept"))
+        source.setEventHandler {
+            while true {
+                let client = accept(descriptor, nil, nil)
+                if client >= 0 {
+                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                    continuation.yield(client)
+                    continue
+                }
+                if errno == EINTR { continue }
+                return
+            }
+        }
+        source.setCancelHandler { continuation.finish() }
+        source.resume()
+        self.source = SourceCancellation(source)
+        self.connections = stream
+    }
+
+    deinit {
+        source.cancel()
+        close(descriptor)
+        unlink(path)
+    }
+
+    /// Accepted connections; each descriptor is the receiver's to close.
+    public var accepted: AsyncStream<Int32> { connections }
+
+    /// Stops accepting.
+    public func stop() { source.cancel() }
+}
+
+/// The local socket could not be set up.
+public struct SocketError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "socket \(path) \(reason)" }
+}

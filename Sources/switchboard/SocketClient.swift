@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ControlKit
+import SwitchboardCore
+
+/// A blocking client of the daemon's socket: one command, one reply. (A short-lived command-line
+/// process, so plain blocking calls are right here.)
+struct SocketClient {
+    let path: String
+
+    struct Unreachable: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String {
+            "cannot reach switchboardd at \(path): \(reason)\nIs it running (systemctl status switchboardd)? Is --socket right? Is this user in the switchboard group?"
+        }
+    }
+
+    func send(_ command: ControlCommand) throws -> SocketReply {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try send(line: String(decoding: try encoder.encode(command), as: UTF8.self))
+    }
+
+    func send(line: String) throws -> SocketReply {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Unreachable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Unreachable(path: path, reason: "the path is too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in for (index, byte) in bytes.enumerated() { buffer[index] = byte } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw Unreachable(path: path, reason: String(cString: strerror(errno))) }
+        var out = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < out.count {
+            let written = out[offset...].withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard written > 0 else { throw Unreachable(path: path, reason: "the connection closed") }
+            offset += written
+        }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !reply.contains(UInt8(ascii: "\n")) {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw Unreachable(path: path, reason: "the daemon closed the connection without replying") }
+            reply.append(contentsOf: buffer[0..<count])
+        }
+        let lineEnd = reply.firstIndex(of: UInt8(ascii: "\n"))!
+        return try JSONDecoder().decode(SocketReply.self, from: Data(reply[..<lineEnd]))
+    }
+}

@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ControlKit
+import SwitchboardCore
+import SwitchboardGPIO
+
+let usage = """
+usage: switchboard [--socket PATH] <command> [arguments]
+
+  gallery                                 the controls gallery
+  center [--json]                         Control Center, drawn in the terminal
+  on | off | toggle <id>                  switch a placed toggle
+  press <id>                              press a placed button
+  add <kind> [--device D] [--size S] [--space S] [--id ID]
+                                          place a control (space: controlCenter, lockScreen, actionButton)
+  configure <id> --device D               choose which device a configurable control drives
+  remove <id>                             remove a placed control
+  reload [--kind K]                       reload all controls, or one kind
+  lock | unlock                           lock or unlock Switchboard
+  status                                  node, lock state, outputs and controls
+  check <file> [--simulate]               validate a devices.json without a daemon
+
+  --socket PATH   the daemon's socket (default /run/switchboard/switchboard.sock)
+  -h, --help      show this help
+
+Exit status: 0 done, 1 refused or failed, 2 usage error, 3 daemon unreachable, 4 invalid devices.json.
+"""
+
+enum Exit: Int32 {
+    case done = 0, refused = 1, usage = 2, unreachable = 3, invalid = 4
+}
+
+func fail(_ message: String, _ code: Exit) -> Never {
+    FileHandle.standardError.write(Data(("switchboard: " + message + "\n").utf8))
+    exit(code.rawValue)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var socketPath = ProcessInfo.processInfo.environment["SWITCHBOARD_SOCKET"] ?? "/run/switchboard/switchboard.sock"
+if let index = arguments.firstIndex(of: "--socket") {
+    guard index + 1 < arguments.count else { fail("--socket needs a path\n\n\(usage)", .usage) }
+    socketPath = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+}
+if arguments.isEmpty || arguments.contains("-h") || arguments.contains("--help") {
+    print(usage)
+    exit(arguments.isEmpty ? Exit.usage.rawValue : 0)
+}
+
+/// Takes `--flag value` out of the arguments.
+@MainActor
+func option(_ flag: String) -> String? {
+    guard let index = arguments.firstIndex(of: flag) else { return nil }
+    guard index + 1 < arguments.count else { fail("\(flag) needs a value\n\n\(usage)", .usage) }
+    let value = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+    return value
+}
+
+@MainActor
+func flag(_ name: String) -> Bool {
+    guard let index = arguments.firstIndex(of: name) else { return false }
+    arguments.remove(at: index)
+    return true
+}
+
+let command = arguments.removeFirst()
+let client = SocketClient(path: socketPath)
+let color = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+
+@MainActor
+func request(_ command: ControlCommand) -> SocketReply {
+    do {
+        let reply = try client.send(command)
+        if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
+        return reply
+    } catch {
+        fail(String(describing: error), .unreachable)
+    }
+}
+
+@MainActor
+func argument(_ what: String) -> String {
+    guard let value = arguments.first, !value.hasPrefix("--") else { fail("\(command) needs \(what)\n\n\(usage)", .usage) }
+    arguments.removeFirst()
+    return value
+}
+
+@MainActor
+func describe(_ p: ControlPresentation) -> String {
+    var parts = [p.id ?? p.kind]
+    if let title = p.title { parts.append(title) }
+    if p.redacted { parts.append("(redacted)") } else if let value = p.valueText { parts.append(value) }
+    if let status = p.status { parts.append("— \(status)") }
+    if p.stale { parts.append("(stale)") }
+    if p.needsConfiguration { parts.append("(needs configuring)") }
+    return parts.joined(separator: " ")
+}
+
+@MainActor
+func finishArguments() {
+    if let extra = arguments.first { fail("unexpected \(extra)\n\n\(usage)", .usage) }
+}
+
+switch command {
+case "gallery":
+    finishArguments()
+    let reply = request(ControlCommand(.gallery))
+    for (index, item) in (reply.gallery ?? []).enumerated() {
+        let p = item.presentation
+        let kind = p.template?.rawValue ?? "control"
+        let preview = p.needsConfiguration ? "needs configuring" : [p.valueText, p.actionHint].compactMap { $0 }.joined(separator: " · ")
+        print("\(index + 1). \(item.displayName)  [\(item.kind), \(kind)]  \(ControlCenterRenderer.glyph(for: p.symbol)) \(preview)")
+        if let description = item.description { print("   \(description)") }
+        for parameter in item.parameters {
+            print("   \(parameter.title): \(parameter.options.map { "\($0.id) (\($0.title))" }.joined(separator: ", "))")
+        }
+    }
+case "center":
+    let json = flag("--json")
+    finishArguments()
+    let reply = request(ControlCommand(.center))
+    if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(reply.presentations ?? []), as: UTF8.self))
+    } else {
+        print(ControlCenterRenderer(color: color).render(reply.presentations ?? [], locked: reply.locked ?? false))
+    }
+case "on", "off", "toggle", "press":
+    let id = argument("a placed control's id")
+    finishArguments()
+    let reply = request(ControlCommand(.perform, id: id, request: command))
+    if let presentation = reply.presentation { print(describe(presentation)) }
+    if let dialog = reply.dialog { print(dialog) }
+case "add":
+    let kind = argument("a control kind")
+    let device = option("--device"), size = option("--size"), space = option("--space"), id = option("--id")
+    finishArguments()
+    guard space == nil || ControlSpace(rawValue: space!) != nil else {
+        fail("--space \(space!) is not one of \(ControlSpace.allCases.map(\.rawValue).joined(separator: ", "))", .usage)
+    }
+    guard size == nil || ControlSize(rawValue: size!) != nil else {
+        fail("--size \(size!) is not one of \(ControlSize.allCases.map(\.rawValue).joined(separator: ", "))", .usage)
+    }
+    var configuration: [String: String]?
+    if let device {
+        let parameters = request(ControlCommand(.parameters, kind: kind)).parameters ?? []
+        guard parameters.count == 1, let name = parameters.first?.name else {
+            fail("\(kind) is not configured with a device", .refused)
+        }
+        configuration = [name: device]
+    }
+    let reply = request(ControlCommand(.place, id: id, kind: kind, space: space.flatMap(ControlSpace.init(rawValue:)) ?? .controlCenter,
+                                       size: size.flatMap(ControlSize.init(rawValue:)), configuration: configuration))
+    if let presentation = reply.presentation { print("placed " + describe(presentation)) }
+case "configure":
+    let id = argument("a placed control's id")
+    guard let device = option("--device") else { fail("configure needs --device D\n\n\(usage)", .usage) }
+    finishArguments()
+    let placed = request(ControlCommand(.center)).presentations?.first { $0.id == id }
+    guard let placed else { fail("no placed control \"\(id)\"; see switchboard center", .refused) }
+    let parameters = request(ControlCommand(.parameters, kind: placed.kind)).parameters ?? []
+    guard parameters.count == 1, let name = parameters.first?.name else { fail("\(id) is not configured with a device", .refused) }
+    let reply = request(ControlCommand(.configure, id: id, configuration: [name: device]))
+    if let presentation = reply.presentation { print(describe(presentation)) }
+case "remove":
+    let id = argument("a placed control's id")
+    finishArguments()
+    _ = request(ControlCommand(.remove, id: id))
+    print("removed \(id)")
+case "reload":
+    let kind = option("--kind")
+    finishArguments()
+    let reply = request(ControlCommand(.reload, kind: kind))
+    for presentation in reply.presentations ?? [] { print(describe(presentation)) }
+case "lock", "unlock":
+    finishArguments()
+    let reply = request(ControlCommand(command == "lock" ? .lock : .unlock))
+    print(reply.locked == true ? "locked" : "unlocked")
+case "status":
+    finishArguments()
+    let reply = request(ControlCommand(.status))
+    print("node \(reply.node ?? "?"), \(reply.locked == true ? "locked" : "unlocked")")
+    for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
+    for presentation in reply.presentations ?? [] { print("control " + describe(presentation)) }
+case "check":
+    let file = argument("a devices.json path")
+    let simulate = flag("--simulate")
+    finishArguments()
+    do {
+        let configuration = try ConfigurationLoader.load(file: file)
+        var chips: [String: any GPIOChip] = [:]
+        var problems: [ConfigurationProblem] = []
+        for (index, chip) in configuration.chips.enumerated() {
+            if simulate {
+                chips[chip.id] = SimulatedGPIOChip(name: chip.chip, lineCount: chip.simulatedLines)
+            } else {
+                do { chips[chip.id] = try LibgpiodChip(chip.chip) } catch {
+                    problems.append(ConfigurationProblem("chips[\(index)].chip", "\(error) (add --simulate to check against simulated chips)"))
+                }
+            }
+        }
+        if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
+        try ConfigurationLoader.validateLines(configuration, chips: chips, file: file)
+        print("\(file): valid: node \(configuration.node), \(configuration.devices.count) devices, \(configuration.controls.count) controls, \(configuration.placements.count) placements\(simulate ? " (simulated chips)" : "")")
+    } catch {
+        fail(String(describing: error), .invalid)
+    }
+default:
+    fail("unknown command \(command)\n\n\(usage)", .usage)
+}
