@@ -4,11 +4,11 @@ extension ConfigurationLoader {
     /// Checks what refers to what: unique ids, devices that exist and fit their controls,
     /// placements of controls that exist, lines used once.
     static func validateReferences(_ configuration: SwitchboardConfiguration, _ problems: inout [ConfigurationProblem]) {
-        reportDuplicates(configuration.chips.map(\.id), "chips", "id", &problems)
-        reportDuplicates(configuration.devices.map(\.id), "devices", "id", &problems)
-        reportDuplicates(configuration.controls.map(\.kind), "controls", "kind", &problems)
-        reportDuplicates(configuration.placements.map(\.id), "placements", "id", &problems)
-        reportDuplicates(configuration.actionButtons.map(\.id), "actionButtons", "id", &problems)
+        reportDuplicates(configuration.chips.map { ($0.id, $0.position) }, "chips", "id", &problems)
+        reportDuplicates(configuration.devices.map { ($0.id, $0.position) }, "devices", "id", &problems)
+        reportDuplicates(configuration.controls.map { ($0.kind, $0.position) }, "controls", "kind", &problems)
+        reportDuplicates(configuration.placements.map { ($0.id, $0.position) }, "placements", "id", &problems)
+        reportDuplicates(configuration.actionButtons.map { ($0.id, $0.position) }, "actionButtons", "id", &problems)
 
         let chipIDs = configuration.chips.map(\.id)
         var usedLines: [String: String] = [:]
@@ -26,13 +26,15 @@ extension ConfigurationLoader {
                 usedLines[key] = path
             }
         }
-        for (index, device) in configuration.devices.enumerated() {
+        for device in configuration.devices {
+            let index = device.position
             checkGPIO(device.gpio, at: "devices[\(index)].gpio")
             if device.kind == .mqtt, configuration.mqtt == nil {
                 problems.append(ConfigurationProblem("devices[\(index)]", "an mqtt device needs the top-level \"mqtt\" settings"))
             }
         }
-        for (index, button) in configuration.actionButtons.enumerated() {
+        for button in configuration.actionButtons {
+            let index = button.position
             checkGPIO(button.gpio, at: "actionButtons[\(index)].gpio")
             if !configuration.placements.contains(where: { $0.id == button.placement }) {
                 problems.append(ConfigurationProblem("actionButtons[\(index)].placement", "\"\(button.placement)\" is not a placement; placements: \(list(configuration.placements.map(\.id)))"))
@@ -47,8 +49,8 @@ extension ConfigurationLoader {
             }
         }
 
-        for (index, control) in configuration.controls.enumerated() {
-            let path = "controls[\(index)]"
+        for control in configuration.controls {
+            let path = "controls[\(control.position)]"
             if let id = control.device {
                 checkControlDevice(id, control, configuration, at: "\(path).device", &problems)
             }
@@ -57,8 +59,8 @@ extension ConfigurationLoader {
             }
         }
 
-        for (index, placement) in configuration.placements.enumerated() {
-            let path = "placements[\(index)]"
+        for placement in configuration.placements {
+            let path = "placements[\(placement.position)]"
             guard let control = configuration.control(placement.control) else {
                 problems.append(ConfigurationProblem("\(path).control", "\"\(placement.control)\" is not a control; controls: \(list(configuration.controls.map(\.kind)))"))
                 continue
@@ -88,9 +90,9 @@ extension ConfigurationLoader {
         }
     }
 
-    private static func reportDuplicates(_ ids: [String], _ array: String, _ key: String, _ problems: inout [ConfigurationProblem]) {
+    private static func reportDuplicates(_ ids: [(String, Int)], _ array: String, _ key: String, _ problems: inout [ConfigurationProblem]) {
         var first: [String: Int] = [:]
-        for (index, id) in ids.enumerated() where !id.isEmpty {
+        for (id, index) in ids where !id.isEmpty {
             if let earlier = first[id] {
                 problems.append(ConfigurationProblem("\(array)[\(index)].\(key)", "\"\(id)\" is used by \(array)[\(earlier)] too; each \(key) must be unique"))
             } else {
@@ -122,8 +124,8 @@ extension ConfigurationLoader {
                 problems.append(ConfigurationProblem("\(path).line", String(describing: error)))
             }
         }
-        for (index, device) in configuration.devices.enumerated() { check(device.gpio, at: "devices[\(index)].gpio") }
-        for (index, button) in configuration.actionButtons.enumerated() { check(button.gpio, at: "actionButtons[\(index)].gpio") }
+        for device in configuration.devices { check(device.gpio, at: "devices[\(device.position)].gpio") }
+        for button in configuration.actionButtons { check(button.gpio, at: "actionButtons[\(button.position)].gpio") }
         if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
     }
 }

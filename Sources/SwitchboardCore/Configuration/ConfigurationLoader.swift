@@ -61,13 +61,25 @@ public enum ConfigurationLoader {
             if case .null = value { return nil }
             return readMQTT(value, node: node, &problems)
         }
-        let chips = root.array("chips", &problems).enumerated().compactMap { readChip($1, at: "chips[\($0)]", &problems) }
-        let devices = root.array("devices", &problems).enumerated().compactMap { readDevice($1, at: "devices[\($0)]", &problems) }
-        let controls = root.array("controls", &problems).enumerated().compactMap { readControl($1, at: "controls[\($0)]", &problems) }
-        let placements = root.array("placements", &problems).enumerated().compactMap { readPlacement($1, at: "placements[\($0)]", &problems) }
-        let buttons = root.array("actionButtons", &problems).enumerated().compactMap { readActionButton($1, at: "actionButtons[\($0)]", &problems) }
+        let chips = readAll(root.array("chips", &problems), "chips", readChip, &problems)
+        let devices = readAll(root.array("devices", &problems), "devices", readDevice, &problems)
+        let controls = readAll(root.array("controls", &problems), "controls", readControl, &problems)
+        let placements = readAll(root.array("placements", &problems), "placements", readPlacement, &problems)
+        let buttons = readAll(root.array("actionButtons", &problems), "actionButtons", readActionButton, &problems)
         root.finish(&problems)
         return SwitchboardConfiguration(node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons)
+    }
+
+    /// Reads each element of an array, remembering its index for messages.
+    private static func readAll<Settings: PositionedSettings>(
+        _ values: [JSONValue], _ array: String,
+        _ read: (JSONValue, String, inout [ConfigurationProblem]) -> Settings?, _ problems: inout [ConfigurationProblem]
+    ) -> [Settings] {
+        values.enumerated().compactMap { index, value in
+            guard var settings = read(value, "\(array)[\(index)]", &problems) else { return nil }
+            settings.position = index
+            return settings
+        }
     }
 
     private static func readMQTT(_ value: JSONValue, node: String, _ problems: inout [ConfigurationProblem]) -> MQTTSettings? {
@@ -179,7 +191,7 @@ public enum ConfigurationLoader {
     private static func readControl(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> ControlSettings? {
         guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
         let kind = reader.string("kind", required: true, &problems) ?? ""
-        let template: ControlTemplateKind = reader.choice("template", default: nil, &problems) ?? .toggle
+        let template: ControlTemplateKind = reader.choice("template", default: .toggle, &problems) ?? .toggle
         let title = reader.string("title", &problems)
         let device = reader.string("device", &problems)
         let devices = reader.strings("devices", &problems)

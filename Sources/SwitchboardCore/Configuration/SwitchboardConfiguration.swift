@@ -43,7 +43,9 @@ public struct TLSSettings: Sendable, Equatable {
 }
 
 /// A GPIO chip: a real one, found by path, name or label, or its simulated stand-in.
-public struct ChipSettings: Sendable, Equatable {
+public struct ChipSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
     /// How devices refer to the chip.
     public var id: String
     /// `/dev/gpiochip0`, `gpiochip0` or a label such as `pinctrl-bcm2835`.
@@ -53,7 +55,9 @@ public struct ChipSettings: Sendable, Equatable {
 }
 
 /// A device: a GPIO output or input, or something living in another home system over MQTT.
-public struct DeviceSettings: Sendable, Equatable {
+public struct DeviceSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
     public enum Kind: String, Sendable, Equatable, CaseIterable {
         /// An output that stays on or off: a relay.
         case relay
@@ -117,7 +121,9 @@ public struct MQTTDeviceSettings: Sendable, Equatable {
 }
 
 /// A control declared in devices.json.
-public struct ControlSettings: Sendable, Equatable {
+public struct ControlSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
     public var kind: String
     public var template: ControlTemplateKind
     /// The title; for a configurable control, the chosen device's name when nil.
@@ -146,7 +152,9 @@ public struct ControlSettings: Sendable, Equatable {
 }
 
 /// A control placed in a space.
-public struct PlacementSettings: Sendable, Equatable {
+public struct PlacementSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
     public var id: String
     public var control: String
     public var space: ControlSpace
@@ -156,7 +164,9 @@ public struct PlacementSettings: Sendable, Equatable {
 }
 
 /// A push-button acting as an Action button for one placed control.
-public struct ActionButtonSettings: Sendable, Equatable {
+public struct ActionButtonSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
     public enum Announcer: Sendable, Equatable {
         case log
         case mqtt
@@ -170,4 +180,10 @@ public struct ActionButtonSettings: Sendable, Equatable {
     public var placement: String
     public var holdTime: Duration
     public var announce: [Announcer]
+}
+
+/// Settings read from an element of a devices.json array.
+public protocol PositionedSettings: Sendable, Equatable {
+    /// Its index in its array, for messages.
+    var position: Int { get set }
 }

@@ -89,7 +89,17 @@ public final class SwitchboardDaemon: Sendable {
 
     /// Opens the chips, checks every line against them, and brings the node up.
     private func start(_ configuration: SwitchboardConfiguration, stateFile: StateFile) async throws -> NodeRuntime {
-        var opened: [String: any GPIOChip] = chips.withLock { $0 }
+        let opened = try openChips(for: configuration)
+        let persisted = try stateFile.load()
+        let runtime = try await NodeRuntime(configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile, log: log)
+        chips.withLock { $0 = opened }
+        return runtime
+    }
+
+    /// The chips a configuration names, opened (or simulated), with every line checked against them.
+    /// Chips already open are reused.
+    private func openChips(for configuration: SwitchboardConfiguration) throws -> [String: any GPIOChip] {
+        var opened = chips.withLock { $0 }
         for chip in configuration.chips where opened[chip.id] == nil {
             if options.simulate {
                 opened[chip.id] = SimulatedGPIOChip(name: chip.chip.hasPrefix("/dev/") ? String(chip.chip.dropFirst(5)) : chip.chip, lineCount: chip.simulatedLines)
@@ -98,10 +108,7 @@ public final class SwitchboardDaemon: Sendable {
             }
         }
         try ConfigurationLoader.validateLines(configuration, chips: opened, file: options.configPath)
-        let persisted = try stateFile.load()
-        let runtime = try await NodeRuntime(configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile, log: log)
-        chips.withLock { $0 = opened }
-        return runtime
+        return opened
     }
 
     /// Runs each configuration's services in turn; a reload stops one and the next begins.
@@ -118,11 +125,7 @@ public final class SwitchboardDaemon: Sendable {
         let configuration: SwitchboardConfiguration
         do {
             configuration = try ConfigurationLoader.load(file: options.configPath)
-            var probe = chips.withLock { $0 }
-            for chip in configuration.chips where probe[chip.id] == nil && !options.simulate {
-                probe[chip.id] = try LibgpiodChip(chip.chip)
-            }
-            if !options.simulate { try ConfigurationLoader.validateLines(configuration, chips: probe, file: options.configPath) }
+            _ = try openChips(for: configuration)
         } catch {
             log(.error, "\(error)\nkeeping the running configuration")
             return

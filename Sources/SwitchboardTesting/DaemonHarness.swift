@@ -1,0 +1,111 @@
+import Foundation
+
+/// Runs the real `switchboardd` binary on a devices.json with simulated GPIO, in a fresh temporary
+/// folder, and the real `switchboard` CLI against it.
+public final class DaemonHarness: @unchecked Sendable {
+    // Invariant: used from one test at a time; the process handle is only touched by its methods.
+    public let directory: String
+    public let configPath: String
+    public let stateDirectory: String
+    public let socketPath: String
+    public let logPath: String
+    private var process: Process?
+
+    /// Prepares a folder with `configuration` as its devices.json.
+    public init(configuration: String) throws {
+        directory = NSTemporaryDirectory() + "switchboard-test-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        configPath = directory + "/devices.json"
+        stateDirectory = directory + "/state"
+        socketPath = directory + "/sb.sock"
+        logPath = directory + "/switchboardd.log"
+        try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Starts the daemon and waits until its socket answers.
+    public func start(timeout: Duration = .seconds(20)) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path(of: "switchboardd"))
+        process.arguments = ["--config", configPath, "--simulate", "--state-dir", stateDirectory, "--socket", socketPath]
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !process.isRunning { throw HarnessError("switchboardd exited with \(process.terminationStatus):\n\(self.log)") }
+            if cli(["status"]).status == 0 { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw HarnessError("switchboardd did not answer within \(timeout):\n\(self.log)")
+    }
+
+    /// Sends a signal and, for SIGTERM, SIGINT or SIGKILL, waits for the exit status.
+    @discardableResult
+    public func signal(_ number: Int32) -> Int32? {
+        guard let process else { return nil }
+        kill(process.processIdentifier, number)
+        guard number == SIGTERM || number == SIGINT || number == SIGKILL else { return nil }
+        process.waitUntilExit()
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// The daemon's process id.
+    public var pid: Int32? { process?.processIdentifier }
+
+    /// Everything the daemon logged so far.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Replaces devices.json (for SIGHUP).
+    public func writeConfiguration(_ text: String) throws {
+        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// Runs `switchboard --socket … <arguments>` and returns its exit status and output.
+    public func cli(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
+        Self.run(BuiltProducts.path(of: "switchboard"), ["--socket", socketPath] + arguments)
+    }
+
+    /// Runs a program to its end.
+    public static func run(_ path: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do { try process.run() } catch { return (-1, "", "\(error)") }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
+    public func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition()
+    }
+}
+
+/// A harness step that failed, with what the daemon said.
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

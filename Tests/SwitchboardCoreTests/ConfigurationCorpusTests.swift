@@ -1,0 +1,67 @@
+import Foundation
+import SwitchboardCore
+import SwitchboardGPIO
+import Testing
+
+/// Broken devices.json files, each rejected with every problem's exact path and message.
+@Suite struct ConfigurationCorpusTests {
+    static let corpus = Bundle.module.resourceURL!.appendingPathComponent("Corpus")
+    static let cases = ["not-json", "wrong-types", "missing-fields", "duplicates", "references", "unknown-keys", "line-range"]
+
+    /// Loads a file as the daemon does: the file, then its lines against simulated chips.
+    static func problems(_ path: String) -> [String] {
+        do {
+            let configuration = try ConfigurationLoader.load(file: path)
+            var chips: [String: any GPIOChip] = [:]
+            for chip in configuration.chips { chips[chip.id] = SimulatedGPIOChip(name: chip.chip, lineCount: chip.simulatedLines) }
+            try ConfigurationLoader.validateLines(configuration, chips: chips, file: path)
+            return []
+        } catch let error as ConfigurationError {
+            return error.problems.map(\.description)
+        } catch {
+            return ["unexpected \(error)"]
+        }
+    }
+
+    @Test(arguments: cases)
+    func brokenFileIsRejectedWithEveryProblem(name: String) throws {
+        let expected = try String(contentsOf: Self.corpus.appendingPathComponent(name + ".expected"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(!expected.isEmpty)
+        #expect(Self.problems(Self.corpus.appendingPathComponent(name + ".json").path) == expected)
+    }
+
+    @Test func sampleDevicesJSONIsValid() throws {
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../devices.json").standardized.path
+        #expect(Self.problems(sample) == [])
+        let configuration = try ConfigurationLoader.load(file: sample)
+        #expect(configuration.devices.map(\.id) == ["porch", "fan", "garage", "status-led", "kitchen"])
+        #expect(configuration.control("fan")?.autoOff == .seconds(600))
+        #expect(configuration.device("garage")?.pulse == .milliseconds(500))
+        #expect(configuration.control("garage-door")?.requiresAuthentication == true)
+        #expect(configuration.control("light")?.devices == ["porch", "kitchen"])
+        #expect(configuration.actionButtons.first?.holdTime == .milliseconds(700))
+    }
+
+    @Test func hugeFileIsRefusedUnread() throws {
+        let path = NSTemporaryDirectory() + "switchboard-huge-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(repeating: UInt8(ascii: " "), count: 2 << 20).write(to: URL(fileURLWithPath: path))
+        #expect(Self.problems(path) == ["the file is 2097152 bytes; the largest devices.json read is 1048576 bytes"])
+    }
+
+    @Test func missingFileSaysSo() {
+        #expect(Self.problems("/nonexistent/devices.json") == ["does not exist; give the path of a readable devices.json"])
+    }
+
+    @Test func durationsReadAsWritten() {
+        #expect(DurationText.parse("500ms") == .milliseconds(500))
+        #expect(DurationText.parse("1m30s") == .seconds(90))
+        #expect(DurationText.parse("2h") == .seconds(7200))
+        #expect(DurationText.parse("soon") == nil)
+        #expect(DurationText.parse("") == nil)
+        #expect(DurationText.format(.seconds(90)) == "1m30s")
+        #expect(DurationText.countdown(.milliseconds(581_200)) == "9:42")
+        #expect(DurationText.countdown(.seconds(581)) == "9:41")
+    }
+}

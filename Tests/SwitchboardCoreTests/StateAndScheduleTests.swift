@@ -1,0 +1,63 @@
+import Foundation
+import SwitchboardCore
+import SwitchboardSupport
+import Testing
+
+@Suite struct StateFileTests {
+    @Test func savesAndLoadsAndLeavesNoTemporaryFile() throws {
+        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = StateFile(directory: directory)
+        #expect(try file.load() == PersistedState())
+        var state = PersistedState()
+        state.outputs = ["porch": true, "fan": false]
+        state.autoOff = ["fan": 1_800_000_000]
+        state.locked = true
+        try file.save(state)
+        #expect(try file.load() == state)
+        #expect(!FileManager.default.fileExists(atPath: file.path + ".tmp"))
+    }
+
+    @Test func corruptStateFileIsAnErrorThatSaysWhatToDo() throws {
+        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "{\"outputs\": 3}".write(toFile: directory + "/state.json", atomically: true, encoding: .utf8)
+        #expect { try StateFile(directory: directory).load() } throws: { error in
+            String(describing: error).hasSuffix("move it aside to start from devices.json's restore policies")
+        }
+    }
+}
+
+@Suite struct AutoOffScheduleTests {
+    let start = OffsetInstant(offset: .seconds(100))
+
+    @Test func countdownShowsMinutesAndSecondsRoundedUp() {
+        var schedule = AutoOffSchedule()
+        schedule.start("fan", at: start, duration: .seconds(600))
+        #expect(schedule.status("fan", at: start) == "Off in 10:00")
+        #expect(schedule.status("fan", at: start.advanced(by: .milliseconds(19_001))) == "Off in 9:41")
+        #expect(schedule.status("porch", at: start) == nil)
+    }
+
+    @Test func wakesWhenTheShownSecondChangesAndAtTheDeadline() {
+        var schedule = AutoOffSchedule()
+        #expect(schedule.nextWake(after: start) == nil)
+        schedule.start("fan", at: start, duration: .seconds(10))
+        #expect(schedule.nextWake(after: start) == start.advanced(by: .seconds(1)))
+        #expect(schedule.nextWake(after: start.advanced(by: .milliseconds(1300))) == start.advanced(by: .seconds(2)))
+        #expect(schedule.nextWake(after: start.advanced(by: .milliseconds(9500))) == start.advanced(by: .seconds(10)))
+    }
+
+    @Test func dueDevicesAreTakenOnce() {
+        var schedule = AutoOffSchedule()
+        schedule.start("fan", at: start, duration: .seconds(5))
+        schedule.start("pump", at: start, duration: .seconds(8))
+        #expect(schedule.takeDue(at: start.advanced(by: .milliseconds(4999))) == [])
+        #expect(schedule.takeDue(at: start.advanced(by: .seconds(5))) == ["fan"])
+        #expect(schedule.takeDue(at: start.advanced(by: .seconds(6))) == [])
+        schedule.cancel("pump")
+        #expect(schedule.takeDue(at: start.advanced(by: .seconds(9))) == [])
+    }
+}
