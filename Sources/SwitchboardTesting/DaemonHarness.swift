@@ -28,8 +28,9 @@ public final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Starts the daemon and waits until its socket answers.
-    public func start(timeout: Duration = .seconds(20)) throws {
+    public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:]) throws {
         let process = Process()
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.executableURL = URL(fileURLWithPath: BuiltProducts.path(of: "switchboardd"))
         process.arguments = ["--config", configPath, "--simulate", "--state-dir", stateDirectory, "--socket", socketPath]
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)

@@ -3,7 +3,7 @@ import SwitchboardGPIO
 extension ConfigurationLoader {
     /// Checks what refers to what: unique ids, devices that exist and fit their controls,
     /// placements of controls that exist, lines used once.
-    static func validateReferences(_ configuration: SwitchboardConfiguration, _ problems: inout [ConfigurationProblem]) {
+    static func validateReferences(_ configuration: SwitchboardConfiguration, swiftKinds: [String], _ problems: inout [ConfigurationProblem]) {
         reportDuplicates(configuration.chips.map { ($0.id, $0.position) }, "chips", "id", &problems)
         reportDuplicates(configuration.devices.map { ($0.id, $0.position) }, "devices", "id", &problems)
         reportDuplicates(configuration.controls.map { ($0.kind, $0.position) }, "controls", "kind", &problems)
@@ -61,8 +61,9 @@ extension ConfigurationLoader {
 
         for placement in configuration.placements {
             let path = "placements[\(placement.position)]"
+            if swiftKinds.contains(placement.control) { continue }
             guard let control = configuration.control(placement.control) else {
-                problems.append(ConfigurationProblem("\(path).control", "\"\(placement.control)\" is not a control; controls: \(list(configuration.controls.map(\.kind)))"))
+                problems.append(ConfigurationProblem("\(path).control", "\"\(placement.control)\" is not a control; controls: \(list(configuration.controls.map(\.kind) + swiftKinds))"))
                 continue
             }
             if let device = placement.device {

@@ -12,8 +12,9 @@ public enum ConfigurationLoader {
     public static let maximumFileSize = 1 << 20
 
     /// Loads and validates a file.
+    /// - Parameter swiftKinds: the kinds of controls compiled into a Swift bundle, which placements may name.
     /// - Throws: ``ConfigurationError`` with every problem found.
-    public static func load(file path: String) throws -> SwitchboardConfiguration {
+    public static func load(file path: String, swiftKinds: [String] = []) throws -> SwitchboardConfiguration {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maximumFileSize {
             throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "the file is \(size) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
         }
@@ -21,11 +22,11 @@ public enum ConfigurationLoader {
             let reason = FileManager.default.fileExists(atPath: path) ? "is not readable by this user" : "does not exist"
             throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "\(reason); give the path of a readable devices.json")])
         }
-        return try load(data: data, file: path)
+        return try load(data: data, file: path, swiftKinds: swiftKinds)
     }
 
     /// Loads and validates JSON text.
-    public static func load(data: Data, file: String = "devices.json") throws -> SwitchboardConfiguration {
+    public static func load(data: Data, file: String = "devices.json", swiftKinds: [String] = []) throws -> SwitchboardConfiguration {
         guard data.count <= maximumFileSize else {
             throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "the file is \(data.count) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
         }
@@ -37,7 +38,7 @@ public enum ConfigurationLoader {
         }
         var problems: [ConfigurationProblem] = []
         let configuration = read(json, &problems)
-        if let configuration { validateReferences(configuration, &problems) }
+        if let configuration { validateReferences(configuration, swiftKinds: swiftKinds, &problems) }
         guard problems.isEmpty, let configuration else { throw ConfigurationError(file: file, problems: problems) }
         return configuration
     }

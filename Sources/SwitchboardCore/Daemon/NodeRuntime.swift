@@ -42,13 +42,29 @@ public final class NodeRuntime: Sendable {
             do {
                 try await center.place(
                     kind: placement.control, in: placement.space, size: placement.size,
-                    configuration: placement.device.map { [ConfiguredControls.deviceParameter: $0] } ?? [:], id: placement.id
+                    configuration: try await Self.configuration(choosing: placement.device, for: placement.control, in: center), id: placement.id
                 )
             } catch {
                 log(.warning, "placement \"\(placement.id)\" skipped: \(error)")
             }
         }
         try hub.updatePersisted { _ in }
+    }
+
+    /// The configuration that chooses `device` for a kind: its one parameter set to it (`device`
+    /// for devices.json controls, `light` for a Swift control whose intent has `@Parameter var light`).
+    static func configuration(choosing device: String?, for kind: String, in center: ControlCenter) async throws -> [String: String] {
+        guard let device else { return [:] }
+        let parameters = try await center.parameters(ofKind: kind)
+        guard parameters.count == 1, let name = parameters.first?.name else {
+            throw ControlError(.invalidConfiguration, kind: kind, detail: "it is not configured with one device")
+        }
+        return [name: device]
+    }
+
+    /// The device a placement's configuration chooses, whatever its parameter is called.
+    static func chosenDevice(_ placement: ControlPlacement) -> String? {
+        placement.configuration.count == 1 ? placement.configuration.values.first : nil
     }
 
     /// devices.json's placements, less those removed at runtime, with runtime changes applied.
@@ -73,7 +89,7 @@ public final class NodeRuntime: Sendable {
             state.locked = locked
             state.removedPlacements = file.map(\.id).filter { id in !current.contains { $0.id == id } }
             state.placements = current.compactMap { placement in
-                let device = placement.configuration[ConfiguredControls.deviceParameter]
+                let device = Self.chosenDevice(placement)
                 let saved = PersistedState.Placement(id: placement.id, control: placement.kind, space: placement.space.rawValue, size: placement.size?.rawValue, device: device)
                 if let original = file.first(where: { $0.id == placement.id }),
                    original.control == placement.kind, original.space == placement.space, original.size == placement.size, original.device == device {

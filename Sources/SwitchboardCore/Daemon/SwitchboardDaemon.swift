@@ -29,11 +29,21 @@ public final class SwitchboardDaemon: Sendable {
     let log: Log
     let notifier = SystemdNotifier()
     private let current = Mutex<NodeRuntime?>(nil)
+    /// Controls compiled into a Swift bundle, served beside devices.json's.
+    private let swiftControls: [ControlDefinition]
     private let chips = Mutex<[String: any GPIOChip]>([:])
 
-    public init(options: DaemonOptions, log: Log = Log()) {
+    public init(options: DaemonOptions, log: Log = Log(), swiftControls: [ControlDefinition] = []) {
         self.options = options
         self.log = log
+        self.swiftControls = swiftControls
+    }
+
+    /// A daemon that also serves a Swift bundle's controls: write a `main` that calls this with
+    /// your `WidgetBundle` and devices.json can place its kinds.
+    @MainActor
+    public convenience init<Bundle: WidgetBundle>(options: DaemonOptions, log: Log = Log(), bundle: Bundle.Type) {
+        self.init(options: options, log: log, swiftControls: Bundle().controlDefinitions)
     }
 
     /// Runs until SIGTERM or SIGINT; returns the process's exit status.
@@ -45,7 +55,7 @@ public final class SwitchboardDaemon: Sendable {
         do {
             try Self.makeDirectory(options.stateDirectory)
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
-            let configuration = try ConfigurationLoader.load(file: options.configPath)
+            let configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
             runtime = try await start(configuration, stateFile: stateFile)
             listener = try UnixSocketListener(path: options.socketPath)
         } catch {
@@ -91,7 +101,7 @@ public final class SwitchboardDaemon: Sendable {
     private func start(_ configuration: SwitchboardConfiguration, stateFile: StateFile) async throws -> NodeRuntime {
         let opened = try openChips(for: configuration)
         let persisted = try stateFile.load()
-        let runtime = try await NodeRuntime(configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile, log: log)
+        let runtime = try await NodeRuntime(configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile, extraControls: swiftControls, log: log)
         chips.withLock { $0 = opened }
         return runtime
     }
@@ -124,7 +134,7 @@ public final class SwitchboardDaemon: Sendable {
         log(.info, "reloading \(options.configPath)")
         let configuration: SwitchboardConfiguration
         do {
-            configuration = try ConfigurationLoader.load(file: options.configPath)
+            configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
             _ = try openChips(for: configuration)
         } catch {
             log(.error, "\(error)\nkeeping the running configuration")
