@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(pkg-config libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients)
+packages=(pkg-config libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients python3 python3-jsonschema)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -16,6 +16,9 @@ if ((${#missing[@]})); then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# devices.schema.json is checked with Python's jsonschema.
+python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
 
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build "$@"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs Switchboard on Raspberry Pi OS or Debian: builds in release mode, installs the
+# binaries, puts devices.json in /etc/switchboard (keeping one that is there), creates the
+# service user and groups, installs the udev rule where the distribution has none, and enables
+# the systemd unit. Run from the repository as a user who can sudo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+echo "switchboard: installing build and runtime packages"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends pkg-config libgpiod-dev gpiod libmosquitto-dev
+
+echo "switchboard: building (release)"
+swift build -c release --product switchboardd
+swift build -c release --product switchboard
+bin="$(swift build -c release --show-bin-path)"
+$sudo install -m 755 "$bin/switchboardd" "$bin/switchboard" /usr/local/bin/
+
+echo "switchboard: service user and groups"
+$sudo groupadd -f gpio
+getent passwd switchboard >/dev/null || $sudo useradd --system --no-create-home --home-dir /var/lib/switchboard --shell /usr/sbin/nologin --user-group switchboard
+$sudo usermod -aG gpio switchboard
+if [ ! -e /etc/udev/rules.d/99-com.rules ] && ! grep -rqs 'gpiochip' /etc/udev/rules.d /lib/udev/rules.d; then
+    $sudo install -m 644 deploy/99-switchboard-gpio.rules /etc/udev/rules.d/
+    $sudo udevadm control --reload && $sudo udevadm trigger --subsystem-match=gpio || true
+fi
+
+echo "switchboard: configuration"
+$sudo install -d -m 750 -o root -g switchboard /etc/switchboard
+if [ ! -e /etc/switchboard/devices.json ]; then
+    $sudo install -m 640 -o root -g switchboard devices.json /etc/switchboard/devices.json
+    $sudo install -m 644 devices.schema.json /etc/switchboard/devices.schema.json
+fi
+/usr/local/bin/switchboard check /etc/switchboard/devices.json || {
+    echo "switchboard: fix /etc/switchboard/devices.json (see above), then: sudo systemctl restart switchboardd"
+}
+$sudo install -d /usr/local/share/doc/switchboard
+$sudo install -m 644 README.md /usr/local/share/doc/switchboard/README.md
+
+echo "switchboard: systemd unit"
+$sudo install -m 644 deploy/switchboardd.service /etc/systemd/system/switchboardd.service
+$sudo systemctl daemon-reload
+$sudo systemctl enable --now switchboardd
+echo "switchboard: installed. Add yourself to the switchboard group to use the CLI: sudo usermod -aG switchboard \$USER"
