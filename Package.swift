@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "switchboardd", targets: ["switchboardd"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
         .library(name: "SwitchboardGPIO", targets: ["SwitchboardGPIO"]),
+        .library(name: "SwitchboardMQTT", targets: ["SwitchboardMQTT"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
     ],
     targets: [
@@ -29,8 +30,15 @@ let package = Package(
         ),
         .target(name: "SwitchboardGPIO", dependencies: ["CGPIOD", "SwitchboardSupport"]),
 
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(name: "SwitchboardMQTT", dependencies: ["CMosquitto", "SwitchboardSupport"]),
+
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
-        .target(name: "SwitchboardCore", dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardSupport"]),
+        .target(name: "SwitchboardCore", dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"]),
 
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore"]),
@@ -57,6 +65,7 @@ let package = Package(
             dependencies: ["ControlKit", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls"]
         ),
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
+        .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardGPIOTests", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard"], resources: [.copy("Corpus")]),
     ],

@@ -1,0 +1,5 @@
+#ifndef SWITCHBOARD_CMOSQUITTO_SHIM_H
+#define SWITCHBOARD_CMOSQUITTO_SHIM_H
+// libmosquitto 2.0 (Debian 12, Raspberry Pi OS Bookworm).
+#include <mosquitto.h>
+#endif

@@ -1,0 +1,115 @@
+import CMosquitto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every libmosquitto call Switchboard makes, in one place, each turning a `MOSQ_ERR_*` code into
+/// an ``MQTTError`` that says what to do. Only ``MQTTConnection`` calls these, on its queue.
+enum Libmosquitto {
+    /// `mosquitto_lib_init`, once per process.
+    static let initialized: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
+
+    /// `mosquitto_new`: the handle, with `context` as the callbacks' user pointer.
+    static func new(clientID: String?, cleanSession: Bool, context: UnsafeMutableRawPointer) throws -> OpaquePointer {
+        _ = initialized
+        guard let handle = mosquitto_new(clientID, cleanSession, context) else {
+            throw MQTTError(.configuration, call: "mosquitto_new", errno: Glibc.errno,
+                            detail: "could not create a client (\(String(cString: strerror(Glibc.errno)))); a client id is needed when cleanSession is false")
+        }
+        return handle
+    }
+
+    /// `mosquitto_destroy`.
+    static func destroy(_ handle: OpaquePointer) { mosquitto_destroy(handle) }
+
+    /// `mosquitto_int_option(MOSQ_OPT_PROTOCOL_VERSION)`.
+    static func setProtocolVersion(_ handle: OpaquePointer, v5: Bool) throws {
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311), "mosquitto_int_option")
+    }
+
+    /// `mosquitto_username_pw_set`.
+    static func setCredentials(_ handle: OpaquePointer, username: String, password: String?) throws {
+        try check(mosquitto_username_pw_set(handle, username, password), "mosquitto_username_pw_set")
+    }
+
+    /// `mosquitto_tls_set`.
+    static func setTLS(_ handle: OpaquePointer, caFile: String, certificateFile: String?, keyFile: String?) throws {
+        try check(mosquitto_tls_set(handle, caFile, nil, certificateFile, keyFile, nil), "mosquitto_tls_set",
+                  hint: "check that the CA, certificate and key files exist and are readable by the service user")
+    }
+
+    /// `mosquitto_will_set`.
+    static func setWill(_ handle: OpaquePointer, topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws {
+        try payload.withUnsafeBytes { bytes in
+            try check(mosquitto_will_set(handle, topic, Int32(bytes.count), bytes.baseAddress, qos, retain), "mosquitto_will_set")
+        }
+    }
+
+    /// `mosquitto_connect_callback_set`, `mosquitto_disconnect_callback_set`, `mosquitto_message_callback_set`.
+    static func setCallbacks(
+        _ handle: OpaquePointer,
+        connect: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void,
+        disconnect: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void,
+        message: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void
+    ) {
+        mosquitto_connect_callback_set(handle, connect)
+        mosquitto_disconnect_callback_set(handle, disconnect)
+        mosquitto_message_callback_set(handle, message)
+    }
+
+    /// `mosquitto_connect_async`: starts connecting without waiting for the broker.
+    static func connect(_ handle: OpaquePointer, host: String, port: Int, keepalive: Int) throws {
+        try check(mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive)), "mosquitto_connect_async",
+                  hint: "is the broker at \(host):\(port) running and reachable?")
+    }
+
+    /// `mosquitto_reconnect_async`.
+    static func reconnect(_ handle: OpaquePointer) throws {
+        try check(mosquitto_reconnect_async(handle), "mosquitto_reconnect_async", hint: "the broker is still unreachable")
+    }
+
+    /// `mosquitto_disconnect`.
+    static func disconnect(_ handle: OpaquePointer) { _ = mosquitto_disconnect(handle) }
+
+    /// `mosquitto_socket`: the connection's descriptor, or -1.
+    static func socket(_ handle: OpaquePointer) -> Int32 { mosquitto_socket(handle) }
+
+    /// `mosquitto_want_write`.
+    static func wantsWrite(_ handle: OpaquePointer) -> Bool { mosquitto_want_write(handle) }
+
+    /// `mosquitto_loop_read`, `mosquitto_loop_write`, `mosquitto_loop_misc`: a failure means the connection is lost.
+    static func read(_ handle: OpaquePointer) throws { try check(mosquitto_loop_read(handle, 1), "mosquitto_loop_read") }
+    static func write(_ handle: OpaquePointer) throws { try check(mosquitto_loop_write(handle, 1), "mosquitto_loop_write") }
+    static func misc(_ handle: OpaquePointer) throws { try check(mosquitto_loop_misc(handle), "mosquitto_loop_misc") }
+
+    /// `mosquitto_publish`.
+    static func publish(_ handle: OpaquePointer, topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws {
+        try payload.withUnsafeBytes { bytes in
+            try check(mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, qos, retain), "mosquitto_publish")
+        }
+    }
+
+    /// `mosquitto_subscribe`.
+    static func subscribe(_ handle: OpaquePointer, filter: String, qos: Int32) throws {
+        try check(mosquitto_subscribe(handle, nil, filter, qos), "mosquitto_subscribe")
+    }
+
+    /// `mosquitto_connack_string`: why the broker refused a connection.
+    static func connackReason(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
+
+    /// Turns a `MOSQ_ERR_*` into an error; `errno` is read only for `MOSQ_ERR_ERRNO`.
+    static func check(_ result: Int32, _ call: String, hint: String? = nil) throws {
+        guard result != MOSQ_ERR_SUCCESS.rawValue else { return }
+        let error = Glibc.errno
+        let code: MQTTError.Code
+        switch result {
+        case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue: code = .notConnected
+        case MOSQ_ERR_CONN_REFUSED.rawValue, MOSQ_ERR_ERRNO.rawValue, MOSQ_ERR_EAI.rawValue: code = .connection
+        case MOSQ_ERR_INVAL.rawValue, MOSQ_ERR_PAYLOAD_SIZE.rawValue, MOSQ_ERR_MALFORMED_UTF8.rawValue: code = .invalidMessage
+        default: code = .failed
+        }
+        var detail = result == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(error)) : String(cString: mosquitto_strerror(result))
+        if let hint { detail += "; \(hint)" }
+        throw MQTTError(code, call: call, mosquittoCode: result, errno: result == MOSQ_ERR_ERRNO.rawValue ? error : nil, detail: detail)
+    }
+}

@@ -1,0 +1,254 @@
+import CMosquitto
+import Dispatch
+import SwitchboardSupport
+
+/// A connection to an MQTT broker through libmosquitto, driven by its socket: a `DispatchSource`
+/// reads when the socket is readable, writes only while libmosquitto has bytes to send, and a
+/// timer runs keepalive housekeeping at half the keepalive interval. No thread of libmosquitto's
+/// runs and nothing polls.
+///
+/// Incoming messages and connection events are `AsyncSequence`s. Subscriptions are renewed after
+/// every reconnect; reconnects follow the configured backoff (capped, exponential, with jitter).
+public final class MQTTConnection: @unchecked Sendable {
+    // Invariant: `handle` and every `var` below are touched only on `queue`; libmosquitto's
+    // callbacks run inside the loop calls made on `queue`, so they are on it too.
+    private let queue = DispatchQueue(label: "switchboard.mqtt")
+    private var handle: OpaquePointer!
+    private let configuration: MQTTClientConfiguration
+    private var backoff: Backoff
+    private var readSource: (any DispatchSourceRead)?
+    private var writeSource: (any DispatchSourceWrite)?
+    private var writeResumed = false
+    private var housekeeping: (any DispatchSourceTimer)?
+    private var subscriptions: [(filter: String, qos: Int32)] = []
+    private var isConnected = false
+    private var stopped = false
+    private var started = false
+
+    private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
+    private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    /// Messages on the subscribed topics.
+    public let messages: AsyncStream<MQTTMessage>
+    /// Connection events.
+    public let events: AsyncStream<MQTTConnectionEvent>
+
+    /// Creates the client; nothing connects until ``start()``.
+    /// - Throws: ``MQTTError`` `.configuration` for bad options or unreadable TLS files.
+    public init(_ configuration: MQTTClientConfiguration) throws {
+        self.configuration = configuration
+        backoff = configuration.reconnect
+        (messages, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
+        (events, eventContinuation) = AsyncStream<MQTTConnectionEvent>.makeStream(bufferingPolicy: .unbounded)
+        let handle = try Libmosquitto.new(clientID: configuration.clientID, cleanSession: configuration.cleanSession,
+                                          context: Unmanaged.passUnretained(self).toOpaque())
+        self.handle = handle
+        do {
+            try Libmosquitto.setProtocolVersion(handle, v5: configuration.protocolV5)
+            if let username = configuration.username {
+                try Libmosquitto.setCredentials(handle, username: username, password: configuration.password)
+            }
+            if let ca = configuration.tlsCAFile {
+                try Libmosquitto.setTLS(handle, caFile: ca, certificateFile: configuration.tlsCertificateFile, keyFile: configuration.tlsKeyFile)
+            }
+            if let will = configuration.will {
+                try Libmosquitto.setWill(handle, topic: will.topic, payload: will.payload, qos: Int32(will.qos), retain: will.retain)
+            }
+        } catch {
+            Libmosquitto.destroy(handle)
+            throw error
+        }
+        Libmosquitto.setCallbacks(handle, connect: onConnect, disconnect: onDisconnect, message: onMessage)
+    }
+
+    deinit {
+        detachSocket()
+        Libmosquitto.destroy(handle)
+        messageContinuation.finish()
+        eventContinuation.finish()
+    }
+
+    /// Starts connecting; if the broker cannot be reached, retries with backoff.
+    public func start() {
+        queue.async {
+            guard !self.started else { return }
+            self.started = true
+            self.attempt(first: true)
+        }
+    }
+
+    /// Disconnects (the broker does not publish the will) and stops reconnecting.
+    public func stop() {
+        queue.sync {
+            stopped = true
+            if isConnected {
+                Libmosquitto.disconnect(handle)
+                try? Libmosquitto.write(handle)
+            }
+            isConnected = false
+            detachSocket()
+        }
+        messageContinuation.finish()
+        eventContinuation.finish()
+    }
+
+    /// Publishes a message. While disconnected, QoS 1 messages wait in libmosquitto for the next
+    /// connection; QoS 0 messages are dropped.
+    public func publish(_ message: MQTTMessage) {
+        queue.async {
+            guard !self.stopped else { return }
+            do {
+                try Libmosquitto.publish(self.handle, topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retain)
+            } catch {
+                // Not connected: the state is republished after the next connect.
+            }
+            self.updateWriteInterest()
+        }
+    }
+
+    /// Subscribes now and after every reconnect.
+    public func subscribe(_ filter: String, qos: Int = 1) {
+        queue.async {
+            self.subscriptions.append((filter, Int32(qos)))
+            if self.isConnected {
+                try? Libmosquitto.subscribe(self.handle, filter: filter, qos: Int32(qos))
+                self.updateWriteInterest()
+            }
+        }
+    }
+
+    /// Whether the connection is up now.
+    public var connected: Bool { queue.sync { isConnected } }
+
+    // MARK: Connection (on `queue`)
+
+    private func attempt(first: Bool) {
+        guard !stopped else { return }
+        do {
+            if first {
+                try Libmosquitto.connect(handle, host: configuration.host, port: configuration.port, keepalive: configuration.keepalive)
+            } else {
+                try Libmosquitto.reconnect(handle)
+            }
+            try attachSocket()
+        } catch {
+            lost(String(describing: error), first: first)
+        }
+    }
+
+    private func attachSocket() throws {
+        detachSocket()
+        let descriptor = Libmosquitto.socket(handle)
+        guard descriptor >= 0 else {
+            throw MQTTError(.connection, call: "mosquitto_socket", detail: "no socket after connecting")
+        }
+        let read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        read.setEventHandler { [unowned self] in self.service { try Libmosquitto.read(self.handle) } }
+        read.resume()
+        readSource = read
+        let write = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+        write.setEventHandler { [unowned self] in self.service { try Libmosquitto.write(self.handle) } }
+        writeSource = write
+        writeResumed = false
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let interval = DispatchTimeInterval.milliseconds(max(1000, configuration.keepalive * 500))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(250))
+        timer.setEventHandler { [unowned self] in self.service { try Libmosquitto.misc(self.handle) } }
+        timer.resume()
+        housekeeping = timer
+        updateWriteInterest()
+    }
+
+    private func detachSocket() {
+        readSource?.cancel()
+        readSource = nil
+        if let writeSource {
+            if !writeResumed { writeSource.resume() }
+            writeSource.cancel()
+        }
+        writeSource = nil
+        writeResumed = false
+        housekeeping?.cancel()
+        housekeeping = nil
+    }
+
+    /// Runs one loop step; a failure means the connection is gone.
+    private func service(_ step: () throws -> Void) {
+        guard !stopped, readSource != nil else { return }
+        do {
+            try step()
+            updateWriteInterest()
+        } catch {
+            lost(String(describing: error), first: false)
+        }
+    }
+
+    /// Watches for writability only while libmosquitto has something to send.
+    private func updateWriteInterest() {
+        guard let writeSource else { return }
+        let wants = Libmosquitto.wantsWrite(handle)
+        if wants && !writeResumed {
+            writeSource.resume()
+            writeResumed = true
+        } else if !wants && writeResumed {
+            writeSource.suspend()
+            writeResumed = false
+        }
+    }
+
+    private func lost(_ reason: String, first: Bool) {
+        detachSocket()
+        isConnected = false
+        guard !stopped else { return }
+        let delay = backoff.recordFailure()
+        eventContinuation.yield(.disconnected(reason: reason, retryIn: delay))
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            self?.attempt(first: first)
+        }
+    }
+
+    // MARK: Callbacks (on `queue`, inside loop calls)
+
+    fileprivate func didConnect(_ code: Int32) {
+        guard code == 0 else {
+            eventContinuation.yield(.refused(Libmosquitto.connackReason(code)))
+            return
+        }
+        isConnected = true
+        backoff.recordSuccess()
+        for subscription in subscriptions {
+            try? Libmosquitto.subscribe(handle, filter: subscription.filter, qos: subscription.qos)
+        }
+        eventContinuation.yield(.connected)
+    }
+
+    fileprivate func didDisconnect(_ code: Int32) {
+        isConnected = false
+    }
+
+    fileprivate func didReceive(_ message: MQTTMessage) {
+        messageContinuation.yield(message)
+    }
+}
+
+private let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, context, code in
+    guard let context else { return }
+    Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue().didConnect(code)
+}
+
+private let onDisconnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, context, code in
+    guard let context else { return }
+    Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue().didDisconnect(code)
+}
+
+private let onMessage: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void = { _, context, message in
+    guard let context, let message, let topic = message.pointee.topic else { return }
+    let length = Int(message.pointee.payloadlen)
+    let payload: [UInt8] = length > 0 && message.pointee.payload != nil
+        ? Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: length))
+        : []
+    Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue().didReceive(MQTTMessage(
+        topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain
+    ))
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// A real mosquitto broker on a free loopback port, for tests: started, killed and restarted on
+/// the same port; stopped when dropped.
+public final class MosquittoBroker: @unchecked Sendable {
+    // Invariant: used from one test at a time.
+    public let port: Int
+    public let directory: String
+    private var process: ChildProcess?
+
+    /// Starts a broker (anonymous clients allowed, listening on 127.0.0.1 only).
+    public init() throws {
+        port = try Self.freePort()
+        directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "listener \(port) 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\npersistence false\n"
+            .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Starts (or restarts) the broker and waits until it accepts connections.
+    public func start() throws {
+        process = try ChildProcess(Self.executable, ["-c", directory + "/mosquitto.conf"], logPath: directory + "/mosquitto.log")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if Self.accepts(port: port) { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)")
+    }
+
+    /// Kills the broker at once (SIGKILL), as a crash would.
+    public func kill() {
+        process?.stop(signal: SIGKILL)
+        process = nil
+    }
+
+    /// Stops the broker.
+    public func stop() {
+        process?.stop(signal: SIGTERM)
+        process = nil
+    }
+
+    /// Runs `mosquitto_pub` with these arguments against the broker.
+    public func publish(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
+        DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port)] + arguments)
+    }
+
+    static var executable: String {
+        ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/mosquitto"
+    }
+
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessError("no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}

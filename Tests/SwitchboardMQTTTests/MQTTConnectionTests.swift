@@ -1,0 +1,97 @@
+import Foundation
+import SwitchboardMQTT
+import SwitchboardTesting
+import Testing
+
+/// The libmosquitto client against a real broker on a free loopback port.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct MQTTConnectionTests {
+    func client(_ broker: MosquittoBroker, id: String, will: MQTTMessage? = nil) throws -> MQTTConnection {
+        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: id, keepalive: 10)
+        configuration.will = will
+        configuration.reconnect = Backoff(initial: .milliseconds(100), maximum: .milliseconds(400), jitter: 0.25)
+        return try MQTTConnection(configuration)
+    }
+
+    @Test func publishesAndReceivesWithWildcardsAndRetain() async throws {
+        let broker = try MosquittoBroker()
+        let a = try client(broker, id: "a"), b = try client(broker, id: "b")
+        var events = a.events.makeAsyncIterator()
+        a.start()
+        #expect(await events.next() == .connected)
+        a.publish(MQTTMessage(topic: "home/porch/state", text: "ON", qos: 1, retain: true))
+
+        var bEvents = b.events.makeAsyncIterator()
+        b.subscribe("home/+/state", qos: 1)
+        b.start()
+        #expect(await bEvents.next() == .connected)
+        var messages = b.messages.makeAsyncIterator()
+        let retained = try #require(await messages.next())
+        #expect(retained == MQTTMessage(topic: "home/porch/state", text: "ON", qos: 1, retain: true))
+        a.publish(MQTTMessage(topic: "home/fan/state", text: "OFF", qos: 0))
+        let live = try #require(await messages.next())
+        #expect(live == MQTTMessage(topic: "home/fan/state", text: "OFF", qos: 0, retain: false))
+        a.stop()
+        b.stop()
+    }
+
+    @Test func reconnectsAfterTheBrokerRestartsAndRenewsSubscriptions() async throws {
+        let broker = try MosquittoBroker()
+        let listener = try client(broker, id: "listener")
+        listener.subscribe("commands/#")
+        var events = listener.events.makeAsyncIterator()
+        listener.start()
+        #expect(await events.next() == .connected)
+
+        broker.kill()
+        guard case .disconnected(_, let retryIn)? = await events.next() else { Issue.record("expected a disconnect"); return }
+        #expect(retryIn >= .milliseconds(75) && retryIn <= .milliseconds(100))
+        try broker.start()
+        while let event = await events.next(), event != .connected {}
+
+        var messages = listener.messages.makeAsyncIterator()
+        #expect(broker.publish(["-t", "commands/porch", "-m", "TOGGLE"]).status == 0)
+        #expect(try #require(await messages.next()).text == "TOGGLE")
+        listener.stop()
+    }
+
+    @Test func unreachableBrokerIsRetriedWithGrowingDelays() async throws {
+        let broker = try MosquittoBroker()
+        broker.stop()
+        let lonely = try client(broker, id: "lonely")
+        var events = lonely.events.makeAsyncIterator()
+        lonely.start()
+        var delays: [Duration] = []
+        for _ in 0..<3 {
+            if case .disconnected(_, let retryIn)? = await events.next() { delays.append(retryIn) }
+        }
+        #expect(delays.count == 3)
+        #expect(delays[0] <= .milliseconds(100) && delays[1] > .milliseconds(100) && delays[2] > .milliseconds(200))
+        try broker.start()
+        while let event = await events.next(), event != .connected {}
+        #expect(lonely.connected)
+        lonely.stop()
+    }
+
+    @Test func brokerPublishesTheWillWhenTheConnectionDies() async throws {
+        let broker = try MosquittoBroker()
+        let watcher = try client(broker, id: "watcher")
+        watcher.subscribe("node/status")
+        var watcherEvents = watcher.events.makeAsyncIterator()
+        watcher.start()
+        #expect(await watcherEvents.next() == .connected)
+
+        // A separate process holds a connection with a will, then is killed.
+        let sub = Process()
+        sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        sub.arguments = ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "ignored", "--will-topic", "node/status", "--will-payload", "offline", "--will-retain", "-k", "5"]
+        try sub.run()
+        try await Task.sleep(for: .milliseconds(300))
+        kill(sub.processIdentifier, SIGKILL)
+        sub.waitUntilExit()
+        var messages = watcher.messages.makeAsyncIterator()
+        let will = try #require(await messages.next())
+        #expect(will.topic == "node/status" && will.text == "offline")
+        watcher.stop()
+    }
+}
