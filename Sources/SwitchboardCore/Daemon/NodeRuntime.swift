@@ -1,4 +1,5 @@
 import ControlKit
+import Synchronization
 import SwitchboardGPIO
 import SwitchboardSupport
 
@@ -10,6 +11,9 @@ public final class NodeRuntime: Sendable {
     public let center: ControlCenter
     public let autoOff: AutoOffService
     public let handler: ControlCommandHandler
+    /// The MQTT side, when devices.json configures a broker (set once, at the end of init).
+    public var bridge: MQTTBridge? { bridgeBox.withLock { $0 } }
+    private let bridgeBox = Mutex<MQTTBridge?>(nil)
     private let stop: AsyncStream<Void>.Continuation
     private let stopped: AsyncStream<Void>
     private let log: Log
@@ -49,6 +53,10 @@ public final class NodeRuntime: Sendable {
             }
         }
         try hub.updatePersisted { _ in }
+        if let mqtt = configuration.mqtt {
+            let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log)
+            bridgeBox.withLock { $0 = bridge }
+        }
     }
 
     /// The configuration that chooses `device` for a kind: its one parameter set to it (`device`
@@ -110,6 +118,7 @@ public final class NodeRuntime: Sendable {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
+            if let bridge { group.addTask { await bridge.run() } }
             group.addTask {
                 await autoOff.run(
                     switchOff: { id in

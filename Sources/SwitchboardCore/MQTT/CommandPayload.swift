@@ -1,0 +1,80 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ControlKit
+
+/// A command received on `<base>/controls/<id>/set`, parsed: `ON`, `OFF`, `TOGGLE`, `PRESS`, or
+/// JSON `{"value": true}` (also `"value": "TOGGLE"` or `"PRESS"`), optionally with `"transaction"`.
+public struct CommandPayload: Sendable, Equatable {
+    /// The largest payload read on any subscribed topic.
+    public static let maximumSize = 4096
+
+    public var request: ControlRequest
+    /// Echoed on `<base>/controls/<id>/result` with the outcome, when given.
+    public var transaction: JSONValue?
+
+    /// Why a payload is not a command: logged once per topic and reason, counted, and ignored.
+    public enum Rejection: String, Sendable, Error, CaseIterable {
+        case tooLarge = "larger than 4096 bytes"
+        case notUTF8 = "not UTF-8"
+        case unknownCommand = "not ON, OFF, TOGGLE, PRESS or a JSON object with \"value\""
+        case badJSON = "JSON without a boolean \"value\" or one of \"ON\", \"OFF\", \"TOGGLE\", \"PRESS\""
+    }
+
+    public static func parse(_ bytes: [UInt8]) -> Result<CommandPayload, Rejection> {
+        guard bytes.count <= maximumSize else { return .failure(.tooLarge) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(.notUTF8) }
+        let trimmed = text.trimmingCharacters()
+        if let request = word(trimmed) { return .success(CommandPayload(request: request, transaction: nil)) }
+        guard trimmed.hasPrefix("{"), let json = try? JSONValue.parse(Data(trimmed.utf8)), case .object = json else {
+            return .failure(.unknownCommand)
+        }
+        let request: ControlRequest
+        switch json["value"] {
+        case .bool(let value)?: request = .setValue(value)
+        case .string(let text)?:
+            guard let parsed = word(text) else { return .failure(.badJSON) }
+            request = parsed
+        default: return .failure(.badJSON)
+        }
+        return .success(CommandPayload(request: request, transaction: json["transaction"]))
+    }
+
+    private static func word(_ text: String) -> ControlRequest? {
+        switch text.uppercased() {
+        case "ON": .setValue(true)
+        case "OFF": .setValue(false)
+        case "TOGGLE": .toggle
+        case "PRESS": .press
+        default: nil
+        }
+    }
+}
+
+/// Reads a device's state from a message on its state topic (another system's).
+public enum StatePayload {
+    /// On or off, or nil if the payload says neither.
+    public static func value(_ bytes: [UInt8], settings: MQTTDeviceSettings) -> Bool? {
+        guard bytes.count <= CommandPayload.maximumSize, let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        var reading: JSONValue = .string(text.trimmingCharacters())
+        if let key = settings.valueKey {
+            guard let json = try? JSONValue.parse(Data(text.utf8)), let member = json[key] else { return nil }
+            reading = member
+        }
+        switch reading {
+        case .bool(let value): return value
+        case .string(let value):
+            if value.caseInsensitiveEquals(settings.onValue) { return true }
+            if value.caseInsensitiveEquals(settings.offValue) { return false }
+            return nil
+        case .number(let number) where number == 0 || number == 1: return number == 1
+        default: return nil
+        }
+    }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
+}

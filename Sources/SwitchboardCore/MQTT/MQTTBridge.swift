@@ -1,0 +1,190 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ControlKit
+import Synchronization
+import SwitchboardMQTT
+
+/// Connects a node to the home's MQTT broker under Switchboard's topic contract: presentations
+/// out (retained, only when changed, all again after every reconnect), commands, reloads, lock
+/// and configuration in, devices of other systems followed on their state topics (each message a
+/// push reload of the controls bound to them), and Home Assistant discovery.
+public final class MQTTBridge: Sendable {
+    let topics: TopicContract
+    let settings: MQTTSettings
+    let connection: MQTTConnection
+    let discovery: HomeAssistantDiscovery?
+    unowned let runtime: NodeRuntime
+    let log: Log
+    let confirmations = StateConfirmations()
+
+    struct State {
+        /// What was last published per topic, to publish only changes.
+        var published: [String: [UInt8]] = [:]
+        /// Topic and reason pairs already logged as malformed.
+        var loggedRejections: Set<String> = []
+        /// Malformed messages by reason.
+        var rejected: [String: Int] = [:]
+    }
+
+    // Invariant: only touched under the mutex.
+    let state = Mutex(State())
+
+    /// - Throws: ``MQTTError`` for bad TLS or client settings, or an unreadable password file.
+    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log) throws {
+        self.runtime = runtime
+        self.settings = settings
+        self.log = log
+        topics = TopicContract(base: settings.baseTopic)
+        var configuration = MQTTClientConfiguration(
+            host: settings.host, port: settings.port,
+            clientID: settings.clientID ?? "switchboard-\(runtime.configuration.node)", keepalive: settings.keepalive
+        )
+        configuration.username = settings.username
+        if let file = settings.passwordFile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw MQTTError(.configuration, call: "passwordFile", detail: "\(file) cannot be read; make it readable by the service user only (chmod 600)")
+            }
+            configuration.password = String(decoding: data, as: UTF8.self).trimmingCharacters()
+        }
+        configuration.protocolV5 = settings.protocolVersion == "5"
+        configuration.tlsCAFile = settings.tls?.caFile
+        configuration.tlsCertificateFile = settings.tls?.certificateFile
+        configuration.tlsKeyFile = settings.tls?.keyFile
+        configuration.will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
+        connection = try MQTTConnection(configuration)
+        discovery = settings.discovery
+            ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, topics: topics, version: Switchboard.version)
+            : nil
+    }
+
+    /// Malformed messages so far, by reason.
+    public var rejectedCounts: [String: Int] { state.withLock { $0.rejected } }
+
+    /// Connects and serves until cancelled; then publishes `offline` and disconnects.
+    public func run() async {
+        for filter in [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet] {
+            connection.subscribe(filter, qos: 1)
+        }
+        for device in runtime.configuration.devices {
+            if let mqtt = device.mqtt { connection.subscribe(mqtt.stateTopic, qos: 1) }
+        }
+        if let discovery { connection.subscribe(discovery.prefix + "/status", qos: 1) }
+        runtime.hub.setRemoteCommandSender { [weak self] settings, value in
+            try await self?.command(settings, value)
+        }
+        connection.start()
+        let changes = runtime.center.changes()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in self.connection.events { await self.handle(event) }
+            }
+            group.addTask {
+                for await message in self.connection.messages { await self.handle(message) }
+            }
+            group.addTask {
+                for await change in changes { await self.publish(change) }
+            }
+            // Wait (without waking) for cancellation, then say goodbye.
+            let (cancelled, keepOpen) = AsyncStream<Void>.makeStream()
+            for await _ in cancelled {}
+            keepOpen.finish()
+            group.cancelAll()
+        }
+        runtime.hub.setRemoteCommandSender(nil)
+        connection.publish(MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true))
+        connection.stop()
+    }
+
+    // MARK: Out
+
+    private func handle(_ event: MQTTConnectionEvent) async {
+        switch event {
+        case .connected:
+            log(.info, "mqtt: connected to \(settings.host):\(settings.port) as \(topics.base)")
+            state.withLock { $0.published = [:] }
+            connection.publish(MQTTMessage(topic: topics.status, text: "online", qos: 1, retain: true))
+            await publishEverything()
+        case .refused(let reason):
+            log(.error, "mqtt: \(settings.host):\(settings.port) refused the connection: \(reason); check username and passwordFile in devices.json and the broker's ACL")
+        case .disconnected(let reason, let retryIn):
+            log(.warning, "mqtt: disconnected (\(reason)); retrying in \(DurationText.format(retryIn))")
+        }
+    }
+
+    /// Every presentation, configuration, the lock, and discovery: after each (re)connect, and
+    /// when Home Assistant comes online.
+    func publishEverything() async {
+        let center = runtime.center
+        for presentation in await center.presentations {
+            publishPresentation(presentation)
+            await publishConfiguration(of: presentation)
+        }
+        publishLock(await center.isLocked)
+        await publishDiscovery()
+    }
+
+    private func publish(_ change: ControlChange) async {
+        switch change {
+        case .presentation(let presentation):
+            publishPresentation(presentation)
+            await publishConfiguration(of: presentation)
+        case .removed(let id):
+            publishRetained(topics.control(id), [])
+            for message in discovery?.removals(for: id) ?? [] { publishRetained(message.topic, []) }
+        case .locked(let locked):
+            publishLock(locked)
+        }
+    }
+
+    private func publishPresentation(_ presentation: ControlPresentation) {
+        guard let id = presentation.id else { return }
+        publishRetained(topics.control(id), Array(ControlLineProtocol.encodeLine(presentation).utf8))
+    }
+
+    private func publishConfiguration(of presentation: ControlPresentation) async {
+        guard let id = presentation.id, let placement = await runtime.center.placements.first(where: { $0.id == id }),
+              let device = NodeRuntime.chosenDevice(placement) else { return }
+        publishRetained(topics.configuration(id), Array(device.utf8))
+    }
+
+    private func publishLock(_ locked: Bool) {
+        publishRetained(topics.lock, Array((locked ? "LOCKED" : "UNLOCKED").utf8))
+    }
+
+    private func publishDiscovery() async {
+        guard let discovery else { return }
+        let center = runtime.center
+        for presentation in await center.presentations {
+            let parameters = (try? await center.parameters(ofKind: presentation.kind)) ?? []
+            let devices = parameters.count == 1 ? parameters[0].options : []
+            for message in discovery.messages(for: presentation, devices: devices) {
+                let payload = message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? []
+                publishRetained(message.topic, payload, force: true)
+            }
+        }
+    }
+
+    /// Publishes a retained message unless the same payload was the last published on the topic.
+    func publishRetained(_ topic: String, _ payload: [UInt8], force: Bool = false) {
+        let changed = state.withLock { state -> Bool in
+            if !force, state.published[topic] == payload { return false }
+            state.published[topic] = payload
+            return true
+        }
+        if changed { connection.publish(MQTTMessage(topic: topic, payload: payload, qos: 1, retain: true)) }
+    }
+
+    // MARK: Devices of other systems
+
+    /// Publishes a command for a device of another system and waits for its state topic to confirm.
+    private func command(_ device: MQTTDeviceSettings, _ value: Bool) async throws {
+        guard let id = runtime.configuration.devices.first(where: { $0.mqtt == device })?.id else { return }
+        connection.publish(MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 1))
+        guard await confirmations.wait(for: id, value: value, timeout: device.timeout) else {
+            throw ControlError(.performFailed, detail: "\(runtime.configuration.device(id)?.name ?? id) did not confirm \(value ? "on" : "off") on \(device.stateTopic) within \(DurationText.format(device.timeout))")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// Switchboard's MQTT topics under a node's base (`switchboard/<node>` by default). Documented in
+/// the README; kept stable.
+public struct TopicContract: Sendable, Equatable {
+    public let base: String
+
+    public init(base: String) { self.base = base }
+
+    /// `online` / `offline`, retained; `offline` is also the last will.
+    public var status: String { base + "/status" }
+    /// A placed control's presentation as JSON, retained, published when it changes.
+    public func control(_ id: String) -> String { base + "/controls/" + id }
+    /// Commands for a control: `ON`, `OFF`, `TOGGLE`, `PRESS` or `{"value": …, "transaction": …}`.
+    public func set(_ id: String) -> String { control(id) + "/set" }
+    /// The outcome of a command that carried a transaction.
+    public func result(_ id: String) -> String { control(id) + "/result" }
+    /// Chooses a configurable control's device (payload: the device id).
+    public func configure(_ id: String) -> String { control(id) + "/configure" }
+    /// A configurable control's chosen device, retained.
+    public func configuration(_ id: String) -> String { control(id) + "/configuration" }
+    /// Empty payload reloads all controls; a kind reloads that kind.
+    public var reload: String { base + "/reload" }
+    /// `LOCKED` / `UNLOCKED`, retained.
+    public var lock: String { base + "/lock" }
+    /// `LOCKED`/`UNLOCKED` (or `LOCK`/`UNLOCK`) to lock or unlock; restrict it in the broker's ACL.
+    public var lockSet: String { base + "/lock/set" }
+    /// Action button announcements (JSON with `phase`, `text`, `control`).
+    public func actionButton(_ id: String) -> String { base + "/action-buttons/" + id }
+
+    /// The id in a topic under `<base>/controls/<id>/<suffix>`, if it is one.
+    public func controlID(in topic: String, suffix: String) -> String? {
+        let prefix = base + "/controls/", end = "/" + suffix
+        guard topic.hasPrefix(prefix), topic.hasSuffix(end), topic.count > prefix.count + end.count else { return nil }
+        let id = topic.dropFirst(prefix.count).dropLast(end.count)
+        return id.contains("/") ? nil : String(id)
+    }
+}
