@@ -43,7 +43,7 @@ let package = Package(
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore"]),
 
-        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit", "SwitchboardGPIO"]),
+        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit", "SwitchboardGPIO", "SwitchboardMQTT"]),
 
         // The team's example bundle, in the seeds' style, compiled in Swift 6 mode.
         .target(name: "HomeControlsExample", dependencies: ["ControlKit"], path: "Examples/HomeControls"),

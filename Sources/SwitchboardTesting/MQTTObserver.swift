@@ -1,0 +1,49 @@
+import Foundation
+import SwitchboardMQTT
+
+/// A test's own MQTT client: records every message on a filter and waits for the ones it expects.
+public final class MQTTObserver: Sendable {
+    public let connection: MQTTConnection
+    private let received = Probe<[MQTTMessage]>([])
+    private let reader: Task<Void, Never>
+
+    /// Connects to the broker on `port` and subscribes to `filter`.
+    public init(port: Int, filter: String = "#", id: String = "observer-\(UUID().uuidString.prefix(6))") async throws {
+        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: port, clientID: id, keepalive: 10)
+        configuration.reconnect = Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))
+        let connection = try MQTTConnection(configuration)
+        self.connection = connection
+        connection.subscribe(filter, qos: 1)
+        let received = self.received
+        reader = Task { for await message in connection.messages { received.update { $0.append(message) } } }
+        var events = connection.events.makeAsyncIterator()
+        connection.start()
+        while let event = await events.next(), event != .connected {}
+    }
+
+    deinit {
+        connection.stop()
+        reader.cancel()
+    }
+
+    /// Every message so far.
+    public var messages: [MQTTMessage] { received.value }
+
+    /// Forgets what was received.
+    public func clear() { received.update { $0 = [] } }
+
+    /// Publishes a message.
+    public func publish(_ topic: String, _ text: String, retain: Bool = false) {
+        connection.publish(MQTTMessage(topic: topic, text: text, qos: 1, retain: retain))
+    }
+
+    /// Waits for a message on `topic` matching `predicate`; nil after `timeout`.
+    public func waitFor(_ topic: String, timeout: Duration = .seconds(10), _ predicate: (MQTTMessage) -> Bool = { _ in true }) async -> MQTTMessage? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let match = messages.last(where: { $0.topic == topic && predicate($0) }) { return match }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+}

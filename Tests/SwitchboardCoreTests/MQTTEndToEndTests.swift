@@ -1,0 +1,180 @@
+import ControlKit
+import Foundation
+import SwitchboardCore
+import SwitchboardMQTT
+import SwitchboardTesting
+import Testing
+
+/// switchboardd against a real mosquitto on a free loopback port: the topic contract end to end.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct MQTTEndToEndTests {
+    static let base = "switchboard/garage-pi"
+
+    func configuration(port: Int, timeout: String = "1s") -> String {
+        DaemonEndToEndTests.sample
+            .replacingOccurrences(of: #""port": 1883"#, with: #""port": \#(port)"#)
+            .replacingOccurrences(of: #""timeout": "5s""#, with: #""timeout": "\#(timeout)""#)
+    }
+
+    func presentation(_ message: MQTTMessage?) -> ControlPresentation? {
+        message.flatMap { try? JSONDecoder().decode(ControlPresentation.self, from: Data($0.payload)) }
+    }
+
+    @Test func commandRoundTripWithTransactionResult() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        let online = await observer.waitFor("\(Self.base)/status") { $0.text == "online" }
+        #expect(online?.retain == false || online?.retain == true)
+        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch"))?.value == false)
+
+        observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 42}"#)
+        let result = await observer.waitFor("\(Self.base)/controls/porch/result")
+        #expect(result?.text == #"{"outcome":"performed","transaction":42,"valueText":"On"}"#)
+        let on = presentation(await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":true"#) == true })
+        #expect(on?.valueText == "On" && on?.actionHint == "Hold to Turn Off Porch Light")
+        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
+
+        observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": "g1"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/garage/result")?.text == #"{"outcome":"performed","transaction":"g1","valueText":null}"#)
+        observer.publish("\(Self.base)/lock/set", "LOCKED")
+        #expect(await observer.waitFor("\(Self.base)/lock") { $0.text == "LOCKED" } != nil)
+        observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": "g2"}"#)
+        let refused = await observer.waitFor("\(Self.base)/controls/garage/result") { $0.text?.contains("g2") == true }
+        #expect(refused?.text?.hasPrefix(#"{"code":"authenticationRequired","error":"control \"garage\" requires authentication"#) == true)
+        #expect(refused?.text?.contains(#""outcome":"refused""#) == true)
+        #expect(daemon.cli(["status"]).stdout.hasPrefix("node garage-pi, locked"))
+    }
+
+    @Test func lastWillSaysOfflineWhenTheDaemonIsKilled() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        observer.clear()
+        daemon.signal(SIGKILL)
+        #expect(await observer.waitFor("\(Self.base)/status", timeout: .seconds(30)) { $0.text == "offline" } != nil)
+    }
+
+    @Test func brokerRestartIsFollowedByReconnectResubscribeAndRepublish() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        #expect(daemon.cli(["on", "porch"]).status == 0)
+        broker.kill()
+        try broker.start()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch"))?.value == true)
+        observer.publish("\(Self.base)/controls/porch/set", "OFF")
+        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":false"#) == true })?.valueText == "Off")
+        #expect(daemon.log.contains("mqtt: disconnected"))
+    }
+
+    @Test func outsideStateReloadsBoundControlsAndCommandsWaitForConfirmation() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        #expect(presentation(await observer.waitFor("\(Self.base)/controls/kitchen"))?.stale == true)
+
+        observer.publish("zigbee2mqtt/kitchen_light", #"{"state":"ON","brightness":254}"#)
+        let pushed = presentation(await observer.waitFor("\(Self.base)/controls/kitchen") { $0.text?.contains(#""value":true"#) == true })
+        #expect(pushed?.stale == false && pushed?.title == "Kitchen Light")
+
+        // Nobody answers on the state topic: the command fails after the device's timeout.
+        let unanswered = daemon.cli(["off", "kitchen"])
+        #expect(unanswered.status == 1)
+        #expect(unanswered.stderr.contains("Kitchen Light did not confirm off on zigbee2mqtt/kitchen_light within 1s"))
+        #expect(await observer.waitFor("zigbee2mqtt/kitchen_light/set")?.text == #"{"state":"OFF"}"#)
+
+        // A Zigbee2MQTT stand-in confirms each command.
+        let zigbee = try await MQTTObserver(port: broker.port, filter: "zigbee2mqtt/kitchen_light/set")
+        let responder = Task {
+            var answered = 0
+            while !Task.isCancelled {
+                let commands = zigbee.messages
+                for command in commands.dropFirst(answered) {
+                    let state = command.text?.contains("ON") == true ? "ON" : "OFF"
+                    zigbee.publish("zigbee2mqtt/kitchen_light", #"{"state":"\#(state)"}"#)
+                }
+                answered = commands.count
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        defer { responder.cancel() }
+        let confirmed = daemon.cli(["off", "kitchen"])
+        #expect(confirmed.status == 0)
+        #expect(confirmed.stdout == "kitchen Kitchen Light Off\n")
+    }
+
+    @Test func retainedCommandIsNotActedOnAtStartup() async throws {
+        let broker = try MosquittoBroker()
+        #expect(broker.publish(["-r", "-t", "\(Self.base)/controls/porch/set", "-m", "ON"]).status == 0)
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/porch")
+        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch"))?.value == false)
+        #expect(daemon.waitUntil { daemon.log.contains("a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(Self.base)/controls/porch/set") })
+        #expect(daemon.cli(["status"]).stdout.contains("output porch: off"))
+    }
+
+    @Test func malformedPayloadsChangeNothingAndAreLoggedOncePerReason() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
+        let corpus = [
+            ("\(Self.base)/controls/porch/set", "BANANA"), ("\(Self.base)/controls/porch/set", #"{"value": 3}"#),
+            ("\(Self.base)/controls/porch/set", #"{"valu": true"#), ("\(Self.base)/controls/porch/set", String(repeating: "x", count: 5000)),
+            ("\(Self.base)/controls/porch/set", "BANANA"), ("\(Self.base)/controls/attic/set", "ON"),
+            ("\(Self.base)/controls/garage/set", "ON"), ("\(Self.base)/lock/set", "OPEN SESAME"),
+            ("\(Self.base)/controls/kitchen/configure", "attic"), ("zigbee2mqtt/kitchen_light", #"{"state": "PURPLE"}"#),
+            ("zigbee2mqtt/kitchen_light", "not json"),
+        ]
+        for (topic, payload) in corpus { observer.publish(topic, payload) }
+        let invalidUTF8 = broker.publish(["-t", "\(Self.base)/controls/porch/set", "-f", "/dev/null"])
+        #expect(invalidUTF8.status == 0)
+        // Six distinct (topic, reason) pairs: each logged once however often it recurs.
+        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: ignored a message").count - 1 >= 6 })
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: garage ON refused") })
+        let log = daemon.log
+        #expect(log.components(separatedBy: "mqtt: ignored a message").count - 1 == 6)
+        #expect(log.contains("kitchen/configure: control kind \"light\": invalid configuration: device: \"attic\" is not one of porch, kitchen"))
+        #expect(log.components(separatedBy: "switchboard/garage-pi/controls/porch/set: not ON, OFF, TOGGLE, PRESS or a JSON object with \"value\"").count - 1 == 1)
+        #expect(log.contains("porch/set: JSON without a boolean \"value\""))
+        #expect(log.contains("porch/set: larger than 4096 bytes"))
+        #expect(log.contains("lock/set: not LOCKED or UNLOCKED"))
+        #expect(log.contains("zigbee2mqtt/kitchen_light: not a state of kitchen (expected ON/OFF in \"state\")"))
+        #expect(log.contains("mqtt: attic ON refused"))
+        let status = daemon.cli(["status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.hasPrefix("node garage-pi, unlocked\noutput fan: off\noutput garage: off\noutput porch: off\n"))
+    }
+
+    @Test func discoveryPayloadsAreExact() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        let device = #""device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"garage-pi","sw_version":"0.1.0"}"#
+        let origin = #""origin":{"name":"Switchboard","sw_version":"0.1.0"}"#
+        let availability = #""availability_topic":"switchboard/garage-pi/status""#
+        #expect(await observer.waitFor("homeassistant/switch/garage-pi/porch/config")?.text ==
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/porch/set",\#(device),"name":"Porch Light","object_id":"garage-pi_porch",\#(origin),"payload_available":"online","payload_not_available":"offline","payload_off":"OFF","payload_on":"ON","state_off":"OFF","state_on":"ON","state_topic":"switchboard/garage-pi/controls/porch","unique_id":"switchboard_garage-pi_porch","value_template":"{{ 'ON' if value_json.value else 'OFF' }}"}"#)
+        #expect(await observer.waitFor("homeassistant/button/garage-pi/garage/config")?.text ==
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/garage/set",\#(device),"name":"Garage Door","object_id":"garage-pi_garage",\#(origin),"payload_available":"online","payload_not_available":"offline","payload_press":"PRESS","unique_id":"switchboard_garage-pi_garage"}"#)
+        #expect(await observer.waitFor("homeassistant/select/garage-pi/kitchen_device/config")?.text ==
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/kitchen/configure",\#(device),"name":"Light device","object_id":"garage-pi_kitchen_device","options":["porch","kitchen"],\#(origin),"payload_available":"online","payload_not_available":"offline","state_topic":"switchboard/garage-pi/controls/kitchen/configuration","unique_id":"switchboard_garage-pi_kitchen_device"}"#)
+
+        // Home Assistant restarts: discovery is published again.
+        observer.clear()
+        observer.publish("homeassistant/status", "online")
+        #expect(await observer.waitFor("homeassistant/switch/garage-pi/porch/config") != nil)
+        // Choosing the device from Home Assistant's select.
+        observer.publish("switchboard/garage-pi/controls/kitchen/configure", "porch")
+        #expect(daemon.waitUntil { (try? JSONDecoder().decode([ControlPresentation].self, from: Data(daemon.cli(["center", "--json"]).stdout.utf8)))?.first { $0.id == "kitchen" }?.title == "Porch Light" })
+    }
+}
