@@ -76,6 +76,14 @@ public final class DaemonHarness: @unchecked Sendable {
         Self.run(BuiltProducts.path(of: "switchboard"), ["--socket", socketPath] + arguments)
     }
 
+    /// Runs the CLI on a dispatch thread, leaving the cooperative pool free for the test's other
+    /// tasks while a command waits (for a confirmation, a timeout).
+    public func cliInBackground(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.cli(arguments)) }
+        }
+    }
+
     /// Runs a program to its end.
     public static func run(_ path: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()

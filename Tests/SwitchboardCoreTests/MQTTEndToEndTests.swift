@@ -76,7 +76,7 @@ struct MQTTEndToEndTests {
     @Test func outsideStateReloadsBoundControlsAndCommandsWaitForConfirmation() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
-        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, timeout: "2s"))
         try daemon.start()
         #expect(presentation(await observer.waitFor("\(Self.base)/controls/kitchen"))?.stale == true)
 
@@ -85,13 +85,17 @@ struct MQTTEndToEndTests {
         #expect(pushed?.stale == false && pushed?.title == "Kitchen Light")
 
         // Nobody answers on the state topic: the command fails after the device's timeout.
-        let unanswered = daemon.cli(["off", "kitchen"])
+        let unanswered = await daemon.cliInBackground(["off", "kitchen"])
         #expect(unanswered.status == 1)
-        #expect(unanswered.stderr.contains("Kitchen Light did not confirm off on zigbee2mqtt/kitchen_light within 1s"))
+        #expect(unanswered.stderr.contains("Kitchen Light did not confirm off on zigbee2mqtt/kitchen_light within 2s"))
         #expect(await observer.waitFor("zigbee2mqtt/kitchen_light/set")?.text == #"{"state":"OFF"}"#)
 
         // A Zigbee2MQTT stand-in confirms each command.
         let zigbee = try await MQTTObserver(port: broker.port, filter: "zigbee2mqtt/kitchen_light/set")
+        // Its subscription is in place once it hears its own probe.
+        zigbee.publish("zigbee2mqtt/kitchen_light/set", "probe")
+        #expect(await zigbee.waitFor("zigbee2mqtt/kitchen_light/set") { $0.text == "probe" } != nil)
+        zigbee.clear()
         let responder = Task {
             var answered = 0
             while !Task.isCancelled {
@@ -105,7 +109,7 @@ struct MQTTEndToEndTests {
             }
         }
         defer { responder.cancel() }
-        let confirmed = daemon.cli(["off", "kitchen"])
+        let confirmed = await daemon.cliInBackground(["off", "kitchen"])
         #expect(confirmed.status == 0)
         #expect(confirmed.stdout == "kitchen Kitchen Light Off\n")
     }

@@ -182,8 +182,8 @@ public final class MQTTBridge: Sendable {
     /// Publishes a command for a device of another system and waits for its state topic to confirm.
     private func command(_ device: MQTTDeviceSettings, _ value: Bool) async throws {
         guard let id = runtime.configuration.devices.first(where: { $0.mqtt == device })?.id else { return }
-        connection.publish(MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 1))
-        guard await confirmations.wait(for: id, value: value, timeout: device.timeout) else {
+        let command = MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 1)
+        guard await confirmations.wait(for: id, value: value, timeout: device.timeout, after: { connection.publish(command) }) else {
             throw ControlError(.performFailed, detail: "\(runtime.configuration.device(id)?.name ?? id) did not confirm \(value ? "on" : "off") on \(device.stateTopic) within \(DurationText.format(device.timeout))")
         }
     }

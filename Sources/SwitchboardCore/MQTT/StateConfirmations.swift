@@ -16,14 +16,16 @@ final class StateConfirmations: Sendable {
     private let state = Mutex<(next: Int, waiters: [Waiter])>((0, []))
     private let timers = DispatchQueue(label: "switchboard.mqtt.confirmations")
 
-    /// True once `device` reports `value`; false if it has not within `timeout`.
-    func wait(for device: String, value: Bool, timeout: Duration) async -> Bool {
+    /// Calls `send`, then returns true once `device` reports `value`, false if it has not within
+    /// `timeout`. The wait begins before `send`, so a prompt answer is never missed.
+    func wait(for device: String, value: Bool, timeout: Duration, after send: () -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
             let token = state.withLock { state -> Int in
                 state.next += 1
                 state.waiters.append(Waiter(token: state.next, device: device, value: value, continuation: continuation))
                 return state.next
             }
+            send()
             let (seconds, attoseconds) = timeout.components
             timers.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
                 self.take { $0.token == token }.forEach { $0.continuation.resume(returning: false) }
