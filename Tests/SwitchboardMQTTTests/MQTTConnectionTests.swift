@@ -95,3 +95,31 @@ struct MQTTConnectionTests {
         watcher.stop()
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct MQTTProtocolVersionTests {
+    @Test func connectsWithMQTT5() async throws {
+        let broker = try MosquittoBroker()
+        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "v5", keepalive: 10)
+        configuration.protocolV5 = true
+        let client = try MQTTConnection(configuration)
+        client.subscribe("v5/#")
+        var events = client.events.makeAsyncIterator()
+        client.start()
+        #expect(await events.next() == .connected)
+        var messages = client.messages.makeAsyncIterator()
+        client.publish(MQTTMessage(topic: "v5/echo", text: "hello", qos: 1))
+        #expect(await messages.next()?.text == "hello")
+        client.stop()
+    }
+
+    @Test func missingTLSFilesAreAConfigurationError() {
+        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: 8883, clientID: "tls")
+        configuration.tlsCAFile = "/nonexistent/ca.crt"
+        #expect { _ = try MQTTConnection(configuration) } throws: { error in
+            let error = error as? MQTTError
+            return error?.call == "mosquitto_tls_set"
+                && error?.description.hasSuffix("check that the CA, certificate and key files exist and are readable by the service user") == true
+        }
+    }
+}
