@@ -2,6 +2,8 @@
 public protocol GPIOChip: AnyObject, Sendable {
     /// The chip's name, label, path and line count.
     var info: GPIOChipInfo { get }
+    /// Now, on the clock that edge timestamps are taken from (CLOCK_MONOTONIC for the kernel).
+    var now: Duration { get }
     /// The offset of a line given by offset or name.
     /// - Throws: ``GPIOError`` `.lineOutOfRange` or `.lineNotFound`.
     func offset(of line: GPIOLineSelector) throws -> Int

@@ -1,4 +1,7 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A real GPIO chip through libgpiod. Owns its `gpiod_chip` handle and closes it when freed.
@@ -18,6 +21,13 @@ public final class LibgpiodChip: GPIOChip {
 
     deinit {
         handle.withLock { Libgpiod.closeChip($0) }
+    }
+
+    /// CLOCK_MONOTONIC, the clock the kernel stamps line events with.
+    public var now: Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
     }
 
     /// The chips on this machine.

@@ -49,6 +49,8 @@ public final class SimulatedGPIOChip: GPIOChip {
         self.init(name: name, label: label, lineNames: (0..<lineCount).map { "GPIO\($0)" }, clock: clock)
     }
 
+    public var now: Duration { clock.now.offset }
+
     public func offset(of line: GPIOLineSelector) throws -> Int {
         try state.withLock { try resolve(line, in: $0) }
     }

@@ -20,6 +20,7 @@ usage: switchboard [--socket PATH] <command> [arguments]
   reload [--kind K]                       reload all controls, or one kind
   lock | unlock                           lock or unlock Switchboard
   status                                  node, lock state, outputs and controls
+  button <id> --hold <duration>           press a simulated Action button (switchboardd --simulate)
   check <file> [--simulate]               validate a devices.json without a daemon
 
   --socket PATH   the daemon's socket (default /run/switchboard/switchboard.sock)
@@ -186,6 +187,18 @@ case "status":
     print("node \(reply.node ?? "?"), \(reply.locked == true ? "locked" : "unlocked")")
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
     for presentation in reply.presentations ?? [] { print("control " + describe(presentation)) }
+case "button":
+    let id = argument("an Action button's id")
+    guard let hold = option("--hold") else { fail("button needs --hold <duration>, such as --hold 1s\n\n\(usage)", .usage) }
+    finishArguments()
+    do {
+        let escaped = id.replacingOccurrences(of: "\"", with: "")
+        let reply = try client.send(line: #"{"op":"button","id":"\#(escaped)","hold":"\#(hold.replacingOccurrences(of: "\"", with: ""))"}"#)
+        if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
+        for announcement in reply.announcements ?? [] { print(announcement) }
+    } catch {
+        fail(String(describing: error), .unreachable)
+    }
 case "check":
     let file = argument("a devices.json path")
     let simulate = flag("--simulate")

@@ -58,7 +58,7 @@ public actor ControlCenter {
     var retryScheduled: Set<String> = []
     var performQueues: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    let observers = ObserverRegistry<ControlChange>()
+    let observers = Broadcast<ControlChange>()
     nonisolated let jobs: AsyncStream<Job>
     nonisolated let jobQueue: AsyncStream<Job>.Continuation
 
@@ -204,6 +204,11 @@ public actor ControlCenter {
 
     func unknownPlacement(_ id: String) -> ControlError {
         ControlError(.unknownPlacement, placement: id, detail: "placed controls: \(placementOrder.isEmpty ? "none" : placementOrder.joined(separator: ", "))")
+    }
+
+    /// Whether a placed control's action needs Switchboard unlocked (or an authenticated caller).
+    public func requiresAuthentication(_ id: String) -> Bool {
+        placed[id]?.snapshot?.action.authenticationPolicy.requiresAuthentication ?? false
     }
 
     // MARK: Lock

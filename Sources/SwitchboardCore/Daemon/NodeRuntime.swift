@@ -14,6 +14,9 @@ public final class NodeRuntime: Sendable {
     /// The MQTT side, when devices.json configures a broker (set once, at the end of init).
     public var bridge: MQTTBridge? { bridgeBox.withLock { $0 } }
     private let bridgeBox = Mutex<MQTTBridge?>(nil)
+    /// The Action buttons, by id.
+    public let actionButtons: [String: ActionButtonService]
+    let speech = SpeechAnnouncer()
     private let stop: AsyncStream<Void>.Continuation
     private let stopped: AsyncStream<Void>
     private let log: Log
@@ -32,6 +35,12 @@ public final class NodeRuntime: Sendable {
         center = ControlCenter(clock: clock, bundleName: configuration.node)
         try await center.register(ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + extraControls)
         handler = ControlCommandHandler(center: center, authenticatesEveryCommand: true)
+        var buttons: [String: ActionButtonService] = [:]
+        for button in configuration.actionButtons {
+            guard let chip = chips[button.gpio.chip] else { continue }
+            buttons[button.id] = try ActionButtonService(settings: button, chip: chip, center: center, clock: clock)
+        }
+        actionButtons = buttons
         (stopped, stop) = AsyncStream<Void>.makeStream()
 
         // A countdown resumes only for an output that came back on (restore "last" or "on").
@@ -119,6 +128,24 @@ public final class NodeRuntime: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
             if let bridge { group.addTask { await bridge.run() } }
+            for button in self.actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
+                let announcements = button.announcements.subscribe()
+                let (blinks, blink) = AsyncStream<ActionButtonAnnouncement.Phase>.makeStream(bufferingPolicy: .bufferingNewest(4))
+                group.addTask { await button.run() }
+                group.addTask {
+                    for await announcement in announcements {
+                        self.announce(announcement, from: button.settings)
+                        blink.yield(announcement.phase)
+                    }
+                    blink.finish()
+                }
+                if let led = button.settings.announce.lazy.compactMap({ announcer -> String? in
+                    if case .led(let id) = announcer { return id }
+                    return nil
+                }).first {
+                    group.addTask { await self.blink(led, blinks) }
+                }
+            }
             group.addTask {
                 await autoOff.run(
                     switchOff: { id in
@@ -138,6 +165,37 @@ public final class NodeRuntime: Sendable {
             for await _ in stopped { break }
             group.cancelAll()
         }
+    }
+
+    /// Tells the announcers a button has something to say: the log, MQTT, speech.
+    func announce(_ announcement: ActionButtonAnnouncement, from button: ActionButtonSettings) {
+        for announcer in button.announce {
+            switch announcer {
+            case .log: log(.info, "button \(button.id): \(announcement.phase.rawValue): \(announcement.text)")
+            case .mqtt: bridge?.publish(announcement, from: button.id)
+            case .speech: speech.speak(announcement.text)
+            case .led: break
+            }
+        }
+    }
+
+    /// Blinks an LED output for each announcement, then restores its level.
+    private func blink(_ led: String, _ phases: AsyncStream<ActionButtonAnnouncement.Phase>) async {
+        for await phase in phases {
+            let before = (try? hub.value(of: led)) ?? false
+            for (on, off) in LEDPattern.blinks(for: phase) {
+                try? await hub.set(led, to: !before)
+                try? await Task.sleep(for: on)
+                try? await hub.set(led, to: before)
+                try? await Task.sleep(for: off)
+            }
+        }
+    }
+
+    /// Releases the buttons' lines and the devices' lines.
+    public func shutdown() {
+        for button in actionButtons.values { button.release() }
+        hub.shutdown()
     }
 
     /// Ends ``runServices()``.

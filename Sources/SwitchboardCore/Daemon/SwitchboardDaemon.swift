@@ -91,7 +91,7 @@ public final class SwitchboardDaemon: Sendable {
         }
         if let runtime = current.withLock({ $0 }) {
             try? await runtime.persistRuntimeState()
-            runtime.hub.shutdown()
+            runtime.shutdown()
         }
         log(.info, "switchboardd stopped")
         return 0
@@ -143,7 +143,7 @@ public final class SwitchboardDaemon: Sendable {
         guard let old = current.withLock({ $0 }) else { return }
         try? await old.persistRuntimeState()
         old.stopServices()
-        old.hub.shutdown()
+        old.shutdown()
         do {
             let runtime = try await start(configuration, stateFile: stateFile)
             current.withLock { $0 = runtime }

@@ -78,6 +78,23 @@ public struct HomeAssistantDiscovery: Sendable {
         return result
     }
 
+    /// Device triggers for a physical Action button: a short press (its hint announcement) and a
+    /// hold (its performed announcement), read from `<base>/action-buttons/<id>`.
+    public func triggers(for button: String) -> [Message] {
+        [("press", "button_short_press", "hint"), ("hold", "button_long_press", "performed")].map { name, type, phase in
+            Message(topic: "\(prefix)/device_automation/\(node)/\(button)_\(name)/config", payload: .object([
+                ("automation_type", .string("trigger")),
+                ("topic", .string(topics.actionButton(button))),
+                ("type", .string(type)),
+                ("subtype", .string(button)),
+                ("value_template", .string("{{ value_json.phase }}")),
+                ("payload", .string(phase)),
+                ("device", device),
+                ("origin", origin),
+            ]))
+        }
+    }
+
     /// The messages that remove a placed control's entities.
     public func removals(for id: String) -> [Message] {
         ["switch/\(node)/\(id)", "button/\(node)/\(id)", "select/\(node)/\(id)_device"].map {

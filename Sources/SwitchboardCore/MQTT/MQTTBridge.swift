@@ -165,6 +165,11 @@ public final class MQTTBridge: Sendable {
                 publishRetained(message.topic, payload, force: true)
             }
         }
+        for button in runtime.configuration.actionButtons where button.announce.contains(.mqtt) {
+            for message in discovery.triggers(for: button.id) {
+                publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
+            }
+        }
     }
 
     /// Publishes a retained message unless the same payload was the last published on the topic.
@@ -175,6 +180,11 @@ public final class MQTTBridge: Sendable {
             return true
         }
         if changed { connection.publish(MQTTMessage(topic: topic, payload: payload, qos: 1, retain: true)) }
+    }
+
+    /// Publishes an Action button's announcement on `<base>/action-buttons/<id>`.
+    public func publish(_ announcement: ActionButtonAnnouncement, from button: String) {
+        connection.publish(MQTTMessage(topic: topics.actionButton(button), text: ControlLineProtocol.encodeLine(announcement), qos: 1))
     }
 
     // MARK: Devices of other systems

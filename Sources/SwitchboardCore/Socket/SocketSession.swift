@@ -7,10 +7,17 @@ import FoundationEssentials
 import Foundation
 #endif
 import ControlKit
+import Synchronization
 import SwitchboardSupport
 
 /// Just a command's `op`, to route the daemon's own commands.
 private struct OperationName: Decodable { var op: String }
+
+/// `{"op":"button","id":"button","hold":"1s"}`: press a simulated Action button.
+private struct ButtonCommand: Decodable {
+    var id: String
+    var hold: String
+}
 
 /// One client of the local socket: line-delimited JSON commands in, one reply line each out.
 /// Every command is authenticated: only the service user and its group can open the socket.
@@ -27,12 +34,58 @@ struct SocketSession {
         }
     }
 
+    /// Presses a simulated Action button for the hold time and returns what it announced, up to
+    /// its outcome (performed, cancelled, refused or failed).
+    private func pressButton(_ line: Substring, runtime: NodeRuntime) async -> SocketReply {
+        guard let command = try? JSONDecoder().decode(ButtonCommand.self, from: Data(line.utf8)) else {
+            return .failure(code: "badCommand", message: "button needs \"id\" and \"hold\" (a duration such as \"1s\")")
+        }
+        guard let button = runtime.actionButtons[command.id] else {
+            let known = runtime.actionButtons.keys.sorted()
+            return .failure(code: "unknownButton", message: "no Action button \"\(command.id)\"; buttons: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+        }
+        guard let hold = DurationText.parse(command.hold) else {
+            return .failure(code: "badCommand", message: "\"\(command.hold)\" is not a duration: write it like \"1s\" or \"300ms\"")
+        }
+        let announcements = button.announcements.subscribe()
+        let heard = AnnouncementLog()
+        let outcome = await withTaskGroup(of: Bool.self) { group -> Result<Void, any Error> in
+            group.addTask {
+                for await announcement in announcements {
+                    heard.append(announcement)
+                    if announcement.phase != .hint { return true }
+                }
+                return false
+            }
+            // The press always ends with a release, whatever else happens.
+            let pressed = await Result(catching: { try await button.simulatePress(hold: hold) })
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return false
+            }
+            _ = await group.next()
+            group.cancelAll()
+            return pressed
+        }
+        if case .failure(let error) = outcome {
+            return .failure(code: "wrongDirection", message: String(describing: error))
+        }
+        var reply = SocketReply(ControlReply())
+        reply.announcements = heard.entries.map { "\($0.phase.rawValue): \($0.text)" }
+        return reply
+    }
+
     private func handle(_ line: Substring) async -> SocketReply {
         guard let runtime = daemon.runtime else { return .failure(code: "unavailable", message: "switchboardd is reloading; try again") }
-        if (try? JSONDecoder().decode(OperationName.self, from: Data(line.utf8)))?.op == "devices" {
+        switch (try? JSONDecoder().decode(OperationName.self, from: Data(line.utf8)))?.op {
+        case "devices":
             var reply = SocketReply(ControlReply())
             reply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
             return reply
+        case "button":
+            return await pressButton(line, runtime: runtime)
+        default:
+            break
         }
         switch ControlLineProtocol.decodeCommand(line) {
         case .failure(let error):
@@ -57,5 +110,19 @@ struct SocketSession {
             }
             return socketReply
         }
+    }
+}
+
+/// What an Action button announced during one simulated press.
+private final class AnnouncementLog: Sendable {
+    // Invariant: only touched under the mutex.
+    private let storage = Mutex<[ActionButtonAnnouncement]>([])
+    func append(_ announcement: ActionButtonAnnouncement) { storage.withLock { $0.append(announcement) } }
+    var entries: [ActionButtonAnnouncement] { storage.withLock { $0 } }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

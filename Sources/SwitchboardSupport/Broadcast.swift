@@ -1,13 +1,16 @@
 import Synchronization
 
-/// Fans changes out to any number of `AsyncStream` observers.
-final class ObserverRegistry<Element: Sendable>: Sendable {
+/// Fans elements out to any number of `AsyncStream` subscribers: control center changes, Action
+/// button announcements.
+public final class Broadcast<Element: Sendable>: Sendable {
     // Invariant: the continuations are only touched under the mutex; yielding to an
     // AsyncStream continuation never blocks.
     private let observers = Mutex<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
 
+    public init() {}
+
     /// A new stream that receives every element yielded from now on, until it is dropped.
-    func subscribe() -> AsyncStream<Element> {
+    public func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
         let id = observers.withLock { state in
             let id = state.next
@@ -21,13 +24,15 @@ final class ObserverRegistry<Element: Sendable>: Sendable {
         return stream
     }
 
-    func yield(_ element: Element) {
+    /// Sends an element to every subscriber.
+    public func yield(_ element: Element) {
         observers.withLock { state in
             for continuation in state.continuations.values { continuation.yield(element) }
         }
     }
 
-    func finish() {
+    /// Ends every subscriber's stream.
+    public func finish() {
         let continuations = observers.withLock { state in
             defer { state.continuations = [:] }
             return Array(state.continuations.values)

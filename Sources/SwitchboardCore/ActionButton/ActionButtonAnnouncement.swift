@@ -1,0 +1,68 @@
+import ControlKit
+
+/// What an Action button says, and when.
+public struct ActionButtonAnnouncement: Sendable, Equatable, Codable {
+    public enum Phase: String, Sendable, Equatable, Codable {
+        /// Pressed: what holding would do.
+        case hint
+        /// Held: the action was performed.
+        case performed
+        /// Released before the hold time.
+        case cancelled
+        /// Nothing was done: locked, or not configured.
+        case refused
+        /// The action's `perform()` threw.
+        case failed
+    }
+
+    public var phase: Phase
+    public var text: String
+    /// The placement the button is bound to.
+    public var control: String
+
+    public init(phase: Phase, text: String, control: String) {
+        self.phase = phase
+        self.text = text
+        self.control = control
+    }
+
+    /// The hint on press: the control's action hint as ControlKit renders it ("Hold to Turn On
+    /// Porch Light"), or why holding will do nothing.
+    public static func onPress(_ presentation: ControlPresentation, locked: Bool, requiresAuthentication: Bool) -> ActionButtonAnnouncement {
+        let id = presentation.id ?? presentation.kind
+        if presentation.needsConfiguration {
+            return ActionButtonAnnouncement(phase: .refused, text: "\(presentation.displayName) needs configuring", control: id)
+        }
+        if locked && requiresAuthentication {
+            return ActionButtonAnnouncement(phase: .refused, text: "Unlock Switchboard to use \(name(presentation))", control: id)
+        }
+        return ActionButtonAnnouncement(phase: .hint, text: presentation.actionHint ?? "Hold for \(name(presentation))", control: id)
+    }
+
+    /// After performing: the control's status if it shows one, else its new value text, else its name.
+    public static func performed(_ presentation: ControlPresentation, dialog: String?) -> ActionButtonAnnouncement {
+        let text = presentation.status ?? presentation.valueText ?? dialog ?? name(presentation)
+        return ActionButtonAnnouncement(phase: .performed, text: text, control: presentation.id ?? presentation.kind)
+    }
+
+    public static func cancelled(_ presentation: ControlPresentation) -> ActionButtonAnnouncement {
+        ActionButtonAnnouncement(phase: .cancelled, text: "Cancelled", control: presentation.id ?? presentation.kind)
+    }
+
+    /// A refusal or failure when performing.
+    public static func notPerformed(_ presentation: ControlPresentation, error: ControlError) -> ActionButtonAnnouncement {
+        let id = presentation.id ?? presentation.kind
+        switch error.code {
+        case .authenticationRequired:
+            return ActionButtonAnnouncement(phase: .refused, text: "Unlock Switchboard to use \(name(presentation))", control: id)
+        case .needsConfiguration:
+            return ActionButtonAnnouncement(phase: .refused, text: "\(presentation.displayName) needs configuring", control: id)
+        case .performFailed:
+            return ActionButtonAnnouncement(phase: .failed, text: "\(name(presentation)) failed", control: id)
+        default:
+            return ActionButtonAnnouncement(phase: .refused, text: "\(name(presentation)) is unavailable", control: id)
+        }
+    }
+
+    static func name(_ presentation: ControlPresentation) -> String { presentation.title ?? presentation.displayName }
+}

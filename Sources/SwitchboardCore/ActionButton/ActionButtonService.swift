@@ -1,0 +1,137 @@
+import ControlKit
+import SwitchboardGPIO
+import SwitchboardSupport
+
+/// A push-button on a GPIO input acting as an Action button for one placed control: press to hear
+/// the hint, hold to perform. Runs ``HoldToPerform`` on the line's debounced edges.
+public final class ActionButtonService: Sendable {
+    public let settings: ActionButtonSettings
+    let chip: any GPIOChip
+    let line: any GPIOLineRequest
+    let center: ControlCenter
+    let clock: AnyClock
+    /// Every announcement, for announcers and for `switchboard button`.
+    public let announcements = Broadcast<ActionButtonAnnouncement>()
+
+    private enum Event: Sendable {
+        case edge(GPIOEdgeEvent)
+        case check(at: Duration)
+        case finished
+    }
+
+    /// Requests the button's input line.
+    /// - Throws: ``GPIOError`` if the line cannot be requested.
+    public init(settings: ActionButtonSettings, chip: any GPIOChip, center: ControlCenter, clock: some Clock<Duration> = ContinuousClock()) throws {
+        self.settings = settings
+        self.chip = chip
+        self.center = center
+        self.clock = AnyClock(clock)
+        line = try chip.request(settings.gpio.line, GPIOLineConfiguration(
+            .input(edges: .both), activeLow: settings.gpio.activeLow, bias: settings.gpio.bias
+        ))
+    }
+
+    /// Gives the line back.
+    public func release() { line.release() }
+
+    /// Runs until the line is released or the task is cancelled.
+    public func run() async {
+        let input: DebouncedInput
+        do {
+            input = try DebouncedInput(line, window: settings.gpio.debounce, clock: clock)
+        } catch {
+            return
+        }
+        var machine = HoldToPerform(holdTime: settings.holdTime, settleWindow: settings.gpio.debounce)
+        let (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await input.run { edge in sink.yield(.edge(edge)) }
+                sink.finish()
+            }
+            for await event in events {
+                let actions: [HoldToPerform.Action]
+                switch event {
+                case .edge(let edge) where edge.value:
+                    actions = await pressed(edge, machine: &machine)
+                case .edge(let edge):
+                    actions = machine.release(at: edge.timestamp)
+                case .check(let timestamp):
+                    actions = machine.check(at: timestamp)
+                case .finished:
+                    machine.performFinished()
+                    actions = []
+                }
+                for action in actions {
+                    switch action {
+                    case .announceHint:
+                        break  // announced in pressed(_:machine:) with the presentation it was decided on
+                    case .announceCancelled:
+                        if let presentation = try? await center.presentation(of: settings.placement) {
+                            announcements.yield(.cancelled(presentation))
+                        }
+                    case .perform:
+                        group.addTask {
+                            await self.perform()
+                            sink.yield(.finished)
+                        }
+                    case .scheduleCheck(let timestamp):
+                        let wait = timestamp - chip.now, clock = self.clock
+                        group.addTask {
+                            guard (try? await clock.sleep(for: max(wait, .zero))) != nil else { return }
+                            sink.yield(.check(at: timestamp))
+                        }
+                    }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// A press: announce the hint now, or why holding will do nothing (then the press is not fed
+    /// to the state machine, so no hold performs).
+    private func pressed(_ edge: GPIOEdgeEvent, machine: inout HoldToPerform) async -> [HoldToPerform.Action] {
+        guard machine.state == .idle else { return machine.press(at: edge.timestamp) }
+        guard let presentation = try? await center.presentation(of: settings.placement) else {
+            announcements.yield(ActionButtonAnnouncement(phase: .refused, text: "Nothing is placed on this button", control: settings.placement))
+            return []
+        }
+        let announcement = ActionButtonAnnouncement.onPress(
+            presentation, locked: await center.isLocked, requiresAuthentication: await center.requiresAuthentication(settings.placement)
+        )
+        announcements.yield(announcement)
+        return announcement.phase == .hint ? machine.press(at: edge.timestamp) : []
+    }
+
+    /// Performs the bound control's action (a toggle flips, a button presses) and announces the outcome.
+    private func perform() async {
+        guard let before = try? await center.presentation(of: settings.placement) else { return }
+        let request: ControlRequest = before.template == .button ? .press : .toggle
+        do {
+            let outcome = try await center.perform(settings.placement, request, authenticated: false)
+            announcements.yield(.performed(outcome.presentation, dialog: outcome.dialog))
+        } catch let error as ControlError {
+            announcements.yield(.notPerformed(before, error: error))
+        } catch {
+            announcements.yield(.notPerformed(before, error: ControlError(.performFailed, detail: String(describing: error))))
+        }
+    }
+
+    /// Presses the button for `hold` on a simulated chip, as a finger would.
+    /// - Throws: ``GPIOError`` `.wrongDirection` on a real chip.
+    public func simulatePress(hold: Duration) async throws {
+        guard let simulated = chip as? SimulatedGPIOChip else {
+            var error = GPIOError(.wrongDirection, chip: chip.info.name, line: settings.gpio.line.description)
+            error.systemMessage = "switchboard button only drives simulated chips (switchboardd --simulate); press the real button"
+            throw error
+        }
+        let pressedLevel = !settings.gpio.activeLow
+        try simulated.drive(settings.gpio.line, high: pressedLevel)
+        let held: Result<Void, any Error>
+        do { held = .success(try await clock.sleep(for: hold)) } catch { held = .failure(error) }
+        try simulated.drive(settings.gpio.line, high: !pressedLevel)
+        try held.get()
+        // Let the release settle, so that a press right after is a new press and not chatter.
+        try? await clock.sleep(for: settings.gpio.debounce * 2)
+    }
+}
