@@ -9,6 +9,8 @@ public struct DebouncedInput: Sendable {
     private let window: Duration
     private let initialValue: Bool
 
+    /// Create it right after requesting the line: the line's value is read now, and the edges
+    /// that follow are buffered until ``run(_:)``.
     /// - Parameters:
     ///   - request: an input requested with edge detection.
     ///   - window: the debounce window (default 20 ms).

@@ -9,7 +9,7 @@ public final class DaemonHarness: @unchecked Sendable {
     public let stateDirectory: String
     public let socketPath: String
     public let logPath: String
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// Prepares a folder with `configuration` as its devices.json.
     public init(configuration: String) throws {
@@ -23,26 +23,21 @@ public final class DaemonHarness: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        process?.stop(signal: SIGKILL)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Starts the daemon and waits until its socket answers.
     public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:]) throws {
-        let process = Process()
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path(of: "switchboardd"))
-        process.arguments = ["--config", configPath, "--simulate", "--state-dir", stateDirectory, "--socket", socketPath]
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
-        process.standardError = log
-        process.standardOutput = log
-        try process.run()
+        let process = try ChildProcess(
+            BuiltProducts.path(of: "switchboardd"),
+            ["--config", configPath, "--simulate", "--state-dir", stateDirectory, "--socket", socketPath],
+            logPath: logPath, environment: environment
+        )
         self.process = process
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if !process.isRunning { throw HarnessError("switchboardd exited with \(process.terminationStatus):\n\(self.log)") }
+            if !process.isRunning { throw HarnessError("switchboardd exited with \(process.exitStatus ?? -1):\n\(self.log)") }
             if cli(["status"]).status == 0 { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -52,16 +47,15 @@ public final class DaemonHarness: @unchecked Sendable {
     /// Sends a signal and, for SIGTERM, SIGINT or SIGKILL, waits for the exit status.
     @discardableResult
     public func signal(_ number: Int32) -> Int32? {
-        guard let process else { return nil }
-        kill(process.processIdentifier, number)
+        guard let process, let pid = process.pid else { return nil }
+        kill(pid, number)
         guard number == SIGTERM || number == SIGINT || number == SIGKILL else { return nil }
-        process.waitUntilExit()
         self.process = nil
-        return process.terminationStatus
+        return process.wait()
     }
 
     /// The daemon's process id.
-    public var pid: Int32? { process?.processIdentifier }
+    public var pid: Int32? { process?.pid }
 
     /// Everything the daemon logged so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -84,22 +78,9 @@ public final class DaemonHarness: @unchecked Sendable {
         }
     }
 
-    /// Runs a program to its end.
+    /// Runs a program to its end (with `NO_COLOR` set).
     public static func run(_ path: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do { try process.run() } catch { return (-1, "", "\(error)") }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        ChildProcess.run(path, arguments, environment: ["NO_COLOR": "1"])
     }
 
     /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.

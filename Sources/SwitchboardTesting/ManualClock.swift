@@ -41,12 +41,15 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, countWaiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if deadline <= state.now { return (true, []) }
+                // Checked under the lock the cancellation handler takes too: a task cancelled
+                // before its sleeper is recorded is never left sleeping.
+                let (resumeNow, countWaiters) = state.withLock { state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
+                    if Task.isCancelled { return (.failure(CancellationError()), []) }
+                    if deadline <= state.now { return (.success(()), []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return (false, Self.takeSatisfiedCountWaiters(&state))
+                    return (nil, Self.takeSatisfiedCountWaiters(&state))
                 }
-                if resumeNow { continuation.resume() }
+                if let resumeNow { continuation.resume(with: resumeNow) }
                 for waiter in countWaiters { waiter.resume() }
             }
         } onCancel: {

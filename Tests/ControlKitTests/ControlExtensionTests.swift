@@ -7,19 +7,9 @@ import Testing
 @Suite struct ControlExtensionTests {
     /// Runs the extension with the given input lines and returns its output lines.
     private func run(_ arguments: [String] = [], input lines: [String]) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path(of: "home-controls"))
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        let result = ChildProcess.run(BuiltProducts.path(of: "home-controls"), arguments, input: lines.map { $0 + "\n" }.joined())
+        #expect(result.status == 0)
+        return result.stdout.split(separator: "\n").map(String.init)
     }
 
     @Test func galleryFlagPrintsTheBundleInOrder() throws {

@@ -181,4 +181,29 @@ struct MQTTEndToEndTests {
         observer.publish("switchboard/garage-pi/controls/kitchen/configure", "porch")
         #expect(daemon.waitUntil { (try? JSONDecoder().decode([ControlPresentation].self, from: Data(daemon.cli(["center", "--json"]).stdout.utf8)))?.first { $0.id == "kitchen" }?.title == "Porch Light" })
     }
+
+    @Test func heldActionButtonPublishesTheHintThenPerformsAndSwitchesTheOutput() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        #expect(await observer.waitFor("homeassistant/device_automation/garage-pi/button_hold/config")?.text ==
+            #"{"automation_type":"trigger","device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"garage-pi","sw_version":"0.1.0"},"origin":{"name":"Switchboard","sw_version":"0.1.0"},"payload":"performed","subtype":"button","topic":"switchboard/garage-pi/action-buttons/button","type":"button_long_press","value_template":"{{ value_json.phase }}"}"#)
+
+        let held = await daemon.cliInBackground(["button", "button", "--hold", "1s"])
+        #expect(held.status == 0)
+        #expect(held.stdout == "hint: Hold to Turn On Porch Light\nperformed: On\n")
+        let announcements = observer.messages.filter { $0.topic == "\(Self.base)/action-buttons/button" }.compactMap(\.text)
+        #expect(announcements == [
+            #"{"control":"action","phase":"hint","text":"Hold to Turn On Porch Light"}"#,
+            #"{"control":"action","phase":"performed","text":"On"}"#,
+        ])
+        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
+
+        let tapped = await daemon.cliInBackground(["button", "button", "--hold", "200ms"])
+        #expect(tapped.stdout == "hint: Hold to Turn Off Porch Light\ncancelled: Cancelled\n")
+        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
+        #expect(daemon.log.contains("info: button button: performed: On"))
+    }
 }

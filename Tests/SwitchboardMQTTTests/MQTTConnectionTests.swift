@@ -82,13 +82,9 @@ struct MQTTConnectionTests {
         #expect(await watcherEvents.next() == .connected)
 
         // A separate process holds a connection with a will, then is killed.
-        let sub = Process()
-        sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        sub.arguments = ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "ignored", "--will-topic", "node/status", "--will-payload", "offline", "--will-retain", "-k", "5"]
-        try sub.run()
+        let sub = try ChildProcess("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "ignored", "--will-topic", "node/status", "--will-payload", "offline", "--will-retain", "-k", "5"])
         try await Task.sleep(for: .milliseconds(300))
-        kill(sub.processIdentifier, SIGKILL)
-        sub.waitUntilExit()
+        sub.stop(signal: SIGKILL)
         var messages = watcher.messages.makeAsyncIterator()
         let will = try #require(await messages.next())
         #expect(will.topic == "node/status" && will.text == "offline")

@@ -10,6 +10,7 @@ public final class ActionButtonService: Sendable {
     let line: any GPIOLineRequest
     let center: ControlCenter
     let clock: AnyClock
+    let input: DebouncedInput
     /// Every announcement, for announcers and for `switchboard button`.
     public let announcements = Broadcast<ActionButtonAnnouncement>()
 
@@ -29,6 +30,7 @@ public final class ActionButtonService: Sendable {
         line = try chip.request(settings.gpio.line, GPIOLineConfiguration(
             .input(edges: .both), activeLow: settings.gpio.activeLow, bias: settings.gpio.bias
         ))
+        input = try DebouncedInput(line, window: settings.gpio.debounce, clock: clock)
     }
 
     /// Gives the line back.
@@ -36,12 +38,7 @@ public final class ActionButtonService: Sendable {
 
     /// Runs until the line is released or the task is cancelled.
     public func run() async {
-        let input: DebouncedInput
-        do {
-            input = try DebouncedInput(line, window: settings.gpio.debounce, clock: clock)
-        } catch {
-            return
-        }
+        let input = self.input
         var machine = HoldToPerform(holdTime: settings.holdTime, settleWindow: settings.gpio.debounce)
         let (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
         await withDiscardingTaskGroup { group in
@@ -76,9 +73,10 @@ public final class ActionButtonService: Sendable {
                             sink.yield(.finished)
                         }
                     case .scheduleCheck(let timestamp):
-                        let wait = timestamp - chip.now, clock = self.clock
+                        // The check's moment, on the edges' clock, as a deadline on ours.
+                        let clock = self.clock, deadline = clock.now.advanced(by: max(timestamp - chip.now, .zero))
                         group.addTask {
-                            guard (try? await clock.sleep(for: max(wait, .zero))) != nil else { return }
+                            guard (try? await clock.sleep(until: deadline)) != nil else { return }
                             sink.yield(.check(at: timestamp))
                         }
                     }

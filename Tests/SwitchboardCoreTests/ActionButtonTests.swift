@@ -1,0 +1,179 @@
+import ControlKit
+import Foundation
+import SwitchboardCore
+import SwitchboardGPIO
+import SwitchboardTesting
+import Testing
+
+/// The sample's Action button on the simulated chip with a manual clock: exact announcements and
+/// outputs for every rule.
+@Suite(.timeLimit(.minutes(1)))
+struct ActionButtonTests {
+    let clock = ManualClock()
+    let chip: SimulatedGPIOChip
+    let button = GPIOLineSelector.offset(5)
+
+    init() { chip = SimulatedGPIOChip(lineCount: 54, clock: clock) }
+
+    /// The sample with the button bound to `placement`.
+    func runtime(boundTo placement: String = "action", extraPlacements: String = "") async throws -> NodeRuntime {
+        let text = DaemonEndToEndTests.sample
+            .replacingOccurrences(of: #""id": "button", "placement": "action""#, with: #""id": "button", "placement": "\#(placement)""#)
+            .replacingOccurrences(of: #"{ "id": "action", "control": "porch-light", "space": "actionButton" }"#,
+                                  with: #"{ "id": "action", "control": "porch-light", "space": "actionButton" }\#(extraPlacements)"#)
+        var configuration = try ConfigurationLoader.load(data: Data(text.utf8))
+        configuration.mqtt = nil  // no broker here: the button's log and LED announcers remain
+        return try await NodeRuntime(configuration: configuration, chips: ["main": chip], persisted: PersistedState(), stateFile: nil, log: Log(minimum: .error), clock: clock)
+    }
+
+    /// Drives the button (active low) and lets its debounce window pass.
+    func set(pressed: Bool, at offset: Duration) async throws {
+        clock.advance(to: OffsetInstant(offset: offset))
+        try chip.drive(button, high: !pressed)
+    }
+
+    /// Waits until the debounce window of the last edge is set (`sleepers` in all, counting other
+    /// timers then running), and lets it pass.
+    func settle(sleepers: Int = 1) async {
+        await clock.waitForSleepers(sleepers)
+        clock.advance(by: .milliseconds(20))
+    }
+
+    @Test func shortPressAnnouncesTheHintThenCancels() async throws {
+        let node = try await runtime()
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .hint, text: "Hold to Turn On Porch Light", control: "action"))
+            try await set(pressed: false, at: .milliseconds(1699))
+            await clock.waitForSleepers(2)
+            clock.advance(by: .milliseconds(20))
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .cancelled, text: "Cancelled", control: "action"))
+            #expect(try node.hub.value(of: "porch") == false)
+            node.stopServices()
+        }
+    }
+
+    @Test func releaseExactlyAtTheHoldTimePerformsAndAnnouncesTheNewValue() async throws {
+        let node = try await runtime()
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next()?.text == "Hold to Turn On Porch Light")
+            // Released at 1.700 s: held exactly 700 ms by the edges' timestamps.
+            try await set(pressed: false, at: .milliseconds(1700))
+            await clock.waitForSleepers(2)
+            clock.advance(by: .milliseconds(20))
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .performed, text: "On", control: "action"))
+            #expect(try node.hub.value(of: "porch") == true)
+            node.stopServices()
+        }
+    }
+
+    @Test func holdingLongPerformsOnceAtTheThreshold() async throws {
+        let node = try await runtime()
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next()?.phase == .hint)
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [OffsetInstant(offset: .milliseconds(1720))])
+            clock.advance(to: OffsetInstant(offset: .milliseconds(1720)))
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .performed, text: "On", control: "action"))
+            // The performed status's 3 s expiry sleeps too.
+            try await set(pressed: false, at: .seconds(4))
+            await settle(sleepers: 2)
+            // Pressed again: the porch is on now, so the hint is to turn it off; holding longer did not toggle twice.
+            try await set(pressed: true, at: .seconds(5))
+            await settle()
+            #expect(await heard.next()?.text == "Hold to Turn Off Porch Light")
+            #expect(try node.hub.value(of: "porch") == true)
+            node.stopServices()
+        }
+    }
+
+    @Test func chatterInsideTheDebounceWindowIsNotAPress() async throws {
+        let node = try await runtime()
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            try await set(pressed: false, at: .milliseconds(1005))
+            await settle()
+            try await set(pressed: true, at: .seconds(2))
+            await settle()
+            let first = await heard.next()
+            #expect(first?.phase == .hint)
+            #expect(clock.now.offset == .milliseconds(2020), "the first announcement is the real press's")
+            node.stopServices()
+        }
+    }
+
+    @Test func lockedButtonWithAnAuthenticatedControlSaysUnlockAndDoesNothing() async throws {
+        let node = try await runtime(boundTo: "garage")
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        await node.center.setLocked(true)
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .refused, text: "Unlock Switchboard to use Garage Door", control: "garage"))
+            try await set(pressed: false, at: .seconds(3))
+            await settle()
+            #expect(try chip.physicalLevel(.offset(22)) == true, "the active-low opener was never pulsed")
+            node.stopServices()
+        }
+    }
+
+    @Test func buttonControlAnnouncesItsStatusAndPressesDuringTheActionAreIgnored() async throws {
+        let node = try await runtime(boundTo: "garage")
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .hint, text: "Hold for Garage Door", control: "garage"))
+            // Held past the threshold: the opener pulses for 500 ms on the clock, in flight until 2.220 s.
+            clock.advance(to: OffsetInstant(offset: .milliseconds(1720)))
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [OffsetInstant(offset: .milliseconds(2220))])
+            #expect(try chip.physicalLevel(.offset(22)) == false, "active low: pulsing pulls the line low")
+            // Released, pressed and released again while it runs: all ignored.
+            for (pressed, at) in [(false, 1750), (true, 1800), (false, 1900)] {
+                try await set(pressed: pressed, at: .milliseconds(at))
+                await clock.waitForSleepers(2)
+                clock.advance(by: .milliseconds(20))
+            }
+            clock.advance(to: OffsetInstant(offset: .milliseconds(2220)))
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .performed, text: "Door moving", control: "garage"))
+            #expect(try chip.physicalLevel(.offset(22)) == true)
+            node.stopServices()
+        }
+    }
+
+    @Test func unconfiguredControlSaysItNeedsConfiguring() async throws {
+        let node = try await runtime(boundTo: "hall", extraPlacements: #", { "id": "hall", "control": "light", "space": "actionButton" }"#)
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .refused, text: "Light needs configuring", control: "hall"))
+            node.stopServices()
+        }
+    }
+
+    @Test func throwingPerformAnnouncesTheFailure() async throws {
+        let node = try await runtime()
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next()?.phase == .hint)
+            // The relay's line is taken away under the control: performing throws.
+            node.hub.shutdown()
+            clock.advance(to: OffsetInstant(offset: .milliseconds(1720)))
+            #expect(await heard.next() == ActionButtonAnnouncement(phase: .failed, text: "Porch Light failed", control: "action"))
+            node.stopServices()
+        }
+    }
+}
