@@ -26,6 +26,21 @@ struct ActionButtonTests {
         return try await NodeRuntime(configuration: configuration, chips: ["main": chip], persisted: PersistedState(), stateFile: nil, log: Log(minimum: .error), clock: clock)
     }
 
+    /// Runs the node's services with the button bound to `placement`, handing `body` the node and
+    /// the button's announcements; stops the services when `body` returns.
+    func withButton(
+        boundTo placement: String = "action", extraPlacements: String = "", locked: Bool = false,
+        _ body: (NodeRuntime, inout AsyncStream<ActionButtonAnnouncement>.AsyncIterator) async throws -> Void
+    ) async throws {
+        let node = try await runtime(boundTo: placement, extraPlacements: extraPlacements)
+        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
+        await node.center.setLocked(locked)
+        try await withRunningService({ await node.runServices() }) {
+            try await body(node, &heard)
+            node.stopServices()
+        }
+    }
+
     /// Drives the button (active low) and lets its debounce window pass.
     func set(pressed: Bool, at offset: Duration) async throws {
         clock.advance(to: OffsetInstant(offset: offset))
@@ -40,9 +55,7 @@ struct ActionButtonTests {
     }
 
     @Test func shortPressAnnouncesTheHintThenCancels() async throws {
-        let node = try await runtime()
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton { node, heard in
             try await set(pressed: true, at: .seconds(1))
             await settle()
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .hint, text: "Hold to Turn On Porch Light", control: "action"))
@@ -51,14 +64,11 @@ struct ActionButtonTests {
             clock.advance(by: .milliseconds(20))
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .cancelled, text: "Cancelled", control: "action"))
             #expect(try node.hub.value(of: "porch") == false)
-            node.stopServices()
         }
     }
 
     @Test func releaseExactlyAtTheHoldTimePerformsAndAnnouncesTheNewValue() async throws {
-        let node = try await runtime()
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton { node, heard in
             try await set(pressed: true, at: .seconds(1))
             await settle()
             #expect(await heard.next()?.text == "Hold to Turn On Porch Light")
@@ -68,14 +78,11 @@ struct ActionButtonTests {
             clock.advance(by: .milliseconds(20))
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .performed, text: "On", control: "action"))
             #expect(try node.hub.value(of: "porch") == true)
-            node.stopServices()
         }
     }
 
     @Test func holdingLongPerformsOnceAtTheThreshold() async throws {
-        let node = try await runtime()
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton { node, heard in
             try await set(pressed: true, at: .seconds(1))
             await settle()
             #expect(await heard.next()?.phase == .hint)
@@ -91,14 +98,11 @@ struct ActionButtonTests {
             await settle()
             #expect(await heard.next()?.text == "Hold to Turn Off Porch Light")
             #expect(try node.hub.value(of: "porch") == true)
-            node.stopServices()
         }
     }
 
     @Test func chatterInsideTheDebounceWindowIsNotAPress() async throws {
-        let node = try await runtime()
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton { node, heard in
             try await set(pressed: true, at: .seconds(1))
             try await set(pressed: false, at: .milliseconds(1005))
             await settle()
@@ -107,29 +111,22 @@ struct ActionButtonTests {
             let first = await heard.next()
             #expect(first?.phase == .hint)
             #expect(clock.now.offset == .milliseconds(2020), "the first announcement is the real press's")
-            node.stopServices()
         }
     }
 
     @Test func lockedButtonWithAnAuthenticatedControlSaysUnlockAndDoesNothing() async throws {
-        let node = try await runtime(boundTo: "garage")
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        await node.center.setLocked(true)
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton(boundTo: "garage", locked: true) { node, heard in
             try await set(pressed: true, at: .seconds(1))
             await settle()
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .refused, text: "Unlock Switchboard to use Garage Door", control: "garage"))
             try await set(pressed: false, at: .seconds(3))
             await settle()
             #expect(try chip.physicalLevel(.offset(22)) == true, "the active-low opener was never pulsed")
-            node.stopServices()
         }
     }
 
     @Test func buttonControlAnnouncesItsStatusAndPressesDuringTheActionAreIgnored() async throws {
-        let node = try await runtime(boundTo: "garage")
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton(boundTo: "garage") { node, heard in
             try await set(pressed: true, at: .seconds(1))
             await settle()
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .hint, text: "Hold for Garage Door", control: "garage"))
@@ -147,25 +144,19 @@ struct ActionButtonTests {
             clock.advance(to: OffsetInstant(offset: .milliseconds(2220)))
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .performed, text: "Door moving", control: "garage"))
             #expect(try chip.physicalLevel(.offset(22)) == true)
-            node.stopServices()
         }
     }
 
     @Test func unconfiguredControlSaysItNeedsConfiguring() async throws {
-        let node = try await runtime(boundTo: "hall", extraPlacements: #", { "id": "hall", "control": "light", "space": "actionButton" }"#)
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton(boundTo: "hall", extraPlacements: #", { "id": "hall", "control": "light", "space": "actionButton" }"#) { node, heard in
             try await set(pressed: true, at: .seconds(1))
             await settle()
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .refused, text: "Light needs configuring", control: "hall"))
-            node.stopServices()
         }
     }
 
     @Test func throwingPerformAnnouncesTheFailure() async throws {
-        let node = try await runtime()
-        var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
-        try await withRunningService({ await node.runServices() }) {
+        try await withButton { node, heard in
             try await set(pressed: true, at: .seconds(1))
             await settle()
             #expect(await heard.next()?.phase == .hint)
@@ -173,7 +164,6 @@ struct ActionButtonTests {
             node.hub.shutdown()
             clock.advance(to: OffsetInstant(offset: .milliseconds(1720)))
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .failed, text: "Porch Light failed", control: "action"))
-            node.stopServices()
         }
     }
 }
