@@ -8,13 +8,23 @@ public final class MosquittoBroker: @unchecked Sendable {
     public let directory: String
     private var process: ChildProcess?
 
-    /// Starts a broker (anonymous clients allowed, listening on 127.0.0.1 only).
-    public init() throws {
+    /// Starts a broker listening on 127.0.0.1 only: open to anonymous clients, or, given `users`
+    /// (name → password), only to them.
+    public init(users: [String: String] = [:]) throws {
         port = try Self.freePort()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\npersistence false\n"
-            .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        var configuration = "listener \(port) 127.0.0.1\nset_tcp_nodelay true\npersistence false\n"
+        if users.isEmpty {
+            configuration += "allow_anonymous true\n"
+        } else {
+            for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+                let created = ChildProcess.run("/usr/bin/mosquitto_passwd", ["-b"] + (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + [directory + "/passwd", user, password])
+                guard created.status == 0 else { throw HarnessError("mosquitto_passwd failed: \(created.stderr)") }
+            }
+            configuration += "allow_anonymous false\npassword_file \(directory)/passwd\n"
+        }
+        try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try start()
     }
 

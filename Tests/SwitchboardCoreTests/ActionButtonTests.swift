@@ -16,13 +16,14 @@ struct ActionButtonTests {
     init() { chip = SimulatedGPIOChip(lineCount: 54, clock: clock) }
 
     /// The sample with the button bound to `placement`.
-    func runtime(boundTo placement: String = "action", extraPlacements: String = "") async throws -> NodeRuntime {
+    func runtime(boundTo placement: String = "action", extraPlacements: String = "", announce: [ActionButtonSettings.Announcer] = [.log]) async throws -> NodeRuntime {
         let text = DaemonEndToEndTests.sample
             .replacingOccurrences(of: #""id": "button", "placement": "action""#, with: #""id": "button", "placement": "\#(placement)""#)
             .replacingOccurrences(of: #"{ "id": "action", "control": "porch-light", "space": "actionButton" }"#,
                                   with: #"{ "id": "action", "control": "porch-light", "space": "actionButton" }\#(extraPlacements)"#)
         var configuration = try ConfigurationLoader.load(data: Data(text.utf8))
-        configuration.mqtt = nil  // no broker here: the button's log and LED announcers remain
+        configuration.mqtt = nil  // no broker here
+        configuration.actionButtons[0].announce = announce
         return try await NodeRuntime(configuration: configuration, chips: ["main": chip], persisted: PersistedState(), stateFile: nil, log: Log(minimum: .error), clock: clock)
     }
 
@@ -30,9 +31,10 @@ struct ActionButtonTests {
     /// the button's announcements; stops the services when `body` returns.
     func withButton(
         boundTo placement: String = "action", extraPlacements: String = "", locked: Bool = false,
+        announce: [ActionButtonSettings.Announcer] = [.log],
         _ body: (NodeRuntime, inout AsyncStream<ActionButtonAnnouncement>.AsyncIterator) async throws -> Void
     ) async throws {
-        let node = try await runtime(boundTo: placement, extraPlacements: extraPlacements)
+        let node = try await runtime(boundTo: placement, extraPlacements: extraPlacements, announce: announce)
         var heard = node.actionButtons["button"]!.announcements.subscribe().makeAsyncIterator()
         await node.center.setLocked(locked)
         try await withRunningService({ await node.runServices() }) {
@@ -164,6 +166,21 @@ struct ActionButtonTests {
             node.hub.shutdown()
             clock.advance(to: OffsetInstant(offset: .milliseconds(1720)))
             #expect(await heard.next() == ActionButtonAnnouncement(phase: .failed, text: "Porch Light failed", control: "action"))
+        }
+    }
+
+    @Test func ledBlinksOnceForTheHintOnTheClock() async throws {
+        try await withButton(announce: [.log, .led("status-led")]) { node, heard in
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            #expect(await heard.next()?.phase == .hint)
+            // The status LED (line 23) lights for 100 ms, then goes dark again.
+            await clock.waitForSleepers(2)
+            #expect(try chip.physicalLevel(.offset(23)) == true)
+            #expect(clock.pendingDeadlines == [OffsetInstant(offset: .milliseconds(1120)), OffsetInstant(offset: .milliseconds(1720))])
+            clock.advance(to: OffsetInstant(offset: .milliseconds(1120)))
+            await clock.waitForSleepers(2)
+            #expect(try chip.physicalLevel(.offset(23)) == false)
         }
     }
 }

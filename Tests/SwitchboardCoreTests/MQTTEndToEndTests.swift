@@ -207,3 +207,43 @@ struct MQTTEndToEndTests {
         #expect(daemon.log.contains("info: button button: performed: On"))
     }
 }
+
+/// A broker that requires a user name and password.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct MQTTCredentialsTests {
+    func configuration(port: Int, passwordFile: String) -> String {
+        DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #""port": 1883,"#,
+            with: #""port": \#(port), "username": "garage-pi", "passwordFile": "\#(passwordFile)","#
+        )
+    }
+
+    @Test func connectsWithThePasswordFromItsFile() async throws {
+        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret", "watcher": "w"])
+        let daemon = try DaemonHarness(configuration: "")
+        try "s3cret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
+        try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/mqtt-password"))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
+        let sub = DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "-u", "watcher", "-P", "w", "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
+        #expect(sub.stdout == "online\n")
+    }
+
+    @Test func wrongPasswordIsReportedWithWhatToCheck() async throws {
+        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"])
+        let daemon = try DaemonHarness(configuration: "")
+        try "guess\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
+        try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/mqtt-password"))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("refused the connection: Connection Refused: not authorised.; check username and passwordFile in devices.json and the broker's ACL") })
+        #expect(daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
+    }
+
+    @Test func unreadablePasswordFileStopsTheStart() throws {
+        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"])
+        let daemon = try DaemonHarness(configuration: "")
+        try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/missing"))
+        #expect(throws: HarnessError.self) { try daemon.start(timeout: .seconds(5)) }
+        #expect(daemon.log.contains("MQTT passwordFile: \(daemon.directory)/missing cannot be read; make it readable by the service user only (chmod 600)"))
+    }
+}

@@ -17,6 +17,8 @@ public final class NodeRuntime: Sendable {
     /// The Action buttons, by id.
     public let actionButtons: [String: ActionButtonService]
     let speech = SpeechAnnouncer()
+    /// The clock timers run on: countdowns, pulses, LED blinks.
+    let clock: AnyClock
     private let stop: AsyncStream<Void>.Continuation
     private let stopped: AsyncStream<Void>
     private let log: Log
@@ -30,6 +32,7 @@ public final class NodeRuntime: Sendable {
     ) async throws {
         self.configuration = configuration
         self.log = log
+        self.clock = AnyClock(clock)
         hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, clock: clock)
         autoOff = AutoOffService(clock: clock)
         center = ControlCenter(clock: clock, bundleName: configuration.node)
@@ -185,9 +188,9 @@ public final class NodeRuntime: Sendable {
             let before = (try? hub.value(of: led)) ?? false
             for (on, off) in LEDPattern.blinks(for: phase) {
                 try? await hub.set(led, to: !before)
-                try? await Task.sleep(for: on)
+                try? await clock.sleep(for: on)
                 try? await hub.set(led, to: before)
-                try? await Task.sleep(for: off)
+                try? await clock.sleep(for: off)
             }
         }
     }
