@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source deploy/lib/packages.sh
-ensure_packages pkg-config libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients python3 python3-jsonschema
+ensure_packages pkg-config libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-jsonschema
 
 # devices.schema.json is checked with Python's jsonschema.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema

@@ -10,11 +10,17 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts a broker listening on 127.0.0.1 only: open to anonymous clients, or, given `users`
     /// (name → password), only to them.
-    public init(users: [String: String] = [:]) throws {
+    /// With `tls`, the listener speaks TLS with a certificate for 127.0.0.1 signed by a fresh CA
+    /// whose certificate is ``caFile``.
+    public init(users: [String: String] = [:], tls: Bool = false) throws {
         port = try Self.freePort()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = "listener \(port) 127.0.0.1\nset_tcp_nodelay true\npersistence false\n"
+        if tls {
+            try Self.makeCertificates(in: directory)
+            configuration += "cafile \(directory)/ca.crt\ncertfile \(directory)/server.crt\nkeyfile \(directory)/server.key\n"
+        }
         if users.isEmpty {
             configuration += "allow_anonymous true\n"
         } else {
@@ -59,6 +65,26 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// Runs `mosquitto_pub` with these arguments against the broker.
     public func publish(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
         DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port)] + arguments)
+    }
+
+    /// The CA certificate of a TLS broker.
+    public var caFile: String { directory + "/ca.crt" }
+
+    static func makeCertificates(in directory: String) throws {
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=Switchboard Test CA", "-keyout", "\(directory)/ca.key", "-out", "\(directory)/ca.crt"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr"],
+            ["x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key", "-CAcreateserial",
+             "-days", "1", "-extfile", "\(directory)/san.cnf", "-out", "\(directory)/server.crt"],
+        ]
+        try "subjectAltName = IP:127.0.0.1\n".write(toFile: "\(directory)/san.cnf", atomically: true, encoding: .utf8)
+        for step in steps {
+            let result = ChildProcess.run("/usr/bin/openssl", step)
+            guard result.status == 0 else { throw HarnessError("openssl \(step[0]) failed: \(result.stderr)") }
+        }
+        // mosquitto started as root reads them after dropping to its own user.
+        for file in ["ca.crt", "server.crt", "server.key"] { chmod("\(directory)/\(file)", 0o644) }
+        chmod(directory, 0o755)
     }
 
     static var executable: String {

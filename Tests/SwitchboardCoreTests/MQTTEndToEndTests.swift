@@ -247,3 +247,17 @@ struct MQTTCredentialsTests {
         #expect(daemon.log.contains("MQTT passwordFile: \(daemon.directory)/missing cannot be read; make it readable by the service user only (chmod 600)"))
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct MQTTTLSTests {
+    @Test func connectsOverTLSCheckingTheBrokersCertificate() async throws {
+        let broker = try MosquittoBroker(tls: true)
+        let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #""port": 1883,"#, with: #""port": \#(broker.port), "tls": { "caFile": "\#(broker.caFile)" },"#
+        ))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
+        let sub = DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "--cafile", broker.caFile, "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
+        #expect(sub.stdout == "online\n")
+    }
+}
