@@ -136,7 +136,10 @@ final class LibgpiodLineRequest: GPIOLineRequest {
         _ = source
     }
 
-    private func startEdges(descriptor: Int32) {
+    private func startEdges(descriptor original: Int32) {
+        // The source watches its own duplicate, closed once cancelled: releasing the line closes
+        // libgpiod's descriptor, possibly before the cancellation completes.
+        let descriptor = dup(original)
         let (stream, continuation) = AsyncStream<GPIOEdgeEvent>.makeStream(bufferingPolicy: .unbounded)
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "switchboard.gpio.\(chip.info.name).\(offset)"))
         let offset = self.offset
@@ -145,7 +148,10 @@ final class LibgpiodLineRequest: GPIOLineRequest {
                 continuation.yield(GPIOEdgeEvent(offset: offset, value: event.value, timestamp: event.timestamp))
             }
         }
-        source.setCancelHandler { continuation.finish() }
+        source.setCancelHandler {
+            close(descriptor)
+            continuation.finish()
+        }
         state.withLock { state in
             state.edges = GPIOEdgeEvents(stream)
             state.source = source

@@ -1,5 +1,8 @@
 import CMosquitto
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SwitchboardSupport
 
 /// A connection to an MQTT broker through libmosquitto, driven by its socket: a `DispatchSource`
@@ -54,15 +57,18 @@ public final class MQTTConnection: @unchecked Sendable {
                 try Libmosquitto.setWill(handle, topic: will.topic, payload: will.payload, qos: Int32(will.qos), retain: will.retain)
             }
         } catch {
-            Libmosquitto.destroy(handle)
+            // deinit runs for a throwing initialiser of a fully initialised object: it destroys
+            // the handle, exactly once.
             throw error
         }
         Libmosquitto.setCallbacks(handle, connect: onConnect, disconnect: onDisconnect, message: onMessage)
     }
 
     deinit {
+        // Sources hold only weak references and their own descriptors, so they may finish
+        // cancelling after this.
         detachSocket()
-        Libmosquitto.destroy(handle)
+        if let handle { Libmosquitto.destroy(handle) }
         messageContinuation.finish()
         eventContinuation.finish()
     }
@@ -141,18 +147,24 @@ public final class MQTTConnection: @unchecked Sendable {
         guard descriptor >= 0 else {
             throw MQTTError(.connection, call: "mosquitto_socket", detail: "no socket after connecting")
         }
-        let read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        read.setEventHandler { [unowned self] in self.service { try Libmosquitto.read(self.handle) } }
+        // Each source watches its own duplicate of the socket and closes it once cancelled:
+        // libmosquitto may close its descriptor (reconnect, destroy) before a cancellation
+        // completes, and a source must never outlive the descriptor it watches.
+        let readDescriptor = dup(descriptor), writeDescriptor = dup(descriptor)
+        let read = DispatchSource.makeReadSource(fileDescriptor: readDescriptor, queue: queue)
+        read.setEventHandler { [weak self] in self?.service { try Libmosquitto.read($0) } }
+        read.setCancelHandler { close(readDescriptor) }
         read.resume()
         readSource = read
-        let write = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
-        write.setEventHandler { [unowned self] in self.service { try Libmosquitto.write(self.handle) } }
+        let write = DispatchSource.makeWriteSource(fileDescriptor: writeDescriptor, queue: queue)
+        write.setEventHandler { [weak self] in self?.service { try Libmosquitto.write($0) } }
+        write.setCancelHandler { close(writeDescriptor) }
         writeSource = write
         writeResumed = false
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let interval = DispatchTimeInterval.milliseconds(max(1000, configuration.keepalive * 500))
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(250))
-        timer.setEventHandler { [unowned self] in self.service { try Libmosquitto.misc(self.handle) } }
+        timer.setEventHandler { [weak self] in self?.service { try Libmosquitto.misc($0) } }
         timer.resume()
         housekeeping = timer
         updateWriteInterest()
@@ -172,10 +184,10 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     /// Runs one loop step; a failure means the connection is gone.
-    private func service(_ step: () throws -> Void) {
+    private func service(_ step: (OpaquePointer) throws -> Void) {
         guard !stopped, readSource != nil else { return }
         do {
-            try step()
+            try step(handle)
             updateWriteInterest()
         } catch {
             lost(String(describing: error), first: false)

@@ -15,8 +15,11 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
 
     private let stream: AsyncStream<Substring>
 
-    /// Starts reading `descriptor`, which is made non-blocking. The descriptor is not closed.
-    public init(descriptor: Int32, maximumLineLength: Int = 1 << 20) {
+    /// Starts reading `descriptor` (made non-blocking). The caller still owns and closes it.
+    public init(descriptor original: Int32, maximumLineLength: Int = 1 << 20) {
+        // The source watches its own duplicate, closed once it is cancelled, so the caller may
+        // close `original` whenever it likes.
+        let descriptor = dup(original)
         let flags = fcntl(descriptor, F_GETFL)
         _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
         let queue = DispatchQueue(label: "switchboard.lines.\(descriptor)")
@@ -41,7 +44,10 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
                 }
             }
         }
-        source.setCancelHandler { continuation.finish() }
+        source.setCancelHandler {
+            close(descriptor)
+            continuation.finish()
+        }
         let cancellation = SourceCancellation(source)
         continuation.onTermination = { _ in cancellation.cancel() }
         source.resume()
