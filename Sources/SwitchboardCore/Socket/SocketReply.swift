@@ -1,6 +1,7 @@
 import ControlKit
 
-/// A reply on the daemon's socket: a control reply, plus what only the daemon knows.
+/// A reply on the daemon's socket: a control reply, plus what only the daemon knows, in one flat
+/// JSON object.
 public struct SocketReply: Sendable, Codable, Equatable {
     /// An output device and its value, as read from its line.
     public struct DeviceValue: Sendable, Codable, Equatable {
@@ -8,14 +9,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
         public var value: Bool
     }
 
-    public var ok: Bool
-    public var error: ControlReply.Failure?
-    public var presentation: ControlPresentation?
-    public var presentations: [ControlPresentation]?
-    public var gallery: [ControlGalleryItem]?
-    public var parameters: [ControlParameter]?
-    public var dialog: String?
-    public var locked: Bool?
+    /// What the control center answered.
+    public var reply: ControlReply
     /// The node's name, for `status`.
     public var node: String?
     /// Output devices and their values, for `status` and `devices`.
@@ -23,18 +18,39 @@ public struct SocketReply: Sendable, Codable, Equatable {
     /// What an Action button announced, for `button`.
     public var announcements: [String]?
 
-    public init(_ reply: ControlReply) {
-        ok = reply.ok
-        error = reply.error
-        presentation = reply.presentation
-        presentations = reply.presentations
-        gallery = reply.gallery
-        parameters = reply.parameters
-        dialog = reply.dialog
-        locked = reply.locked
-    }
+    public init(_ reply: ControlReply) { self.reply = reply }
 
     public static func failure(code: String, message: String) -> SocketReply {
         SocketReply(.failure(code: code, message: message))
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case node, devices, announcements
+    }
+
+    public init(from decoder: any Decoder) throws {
+        reply = try ControlReply(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        node = try container.decodeIfPresent(String.self, forKey: .node)
+        devices = try container.decodeIfPresent([DeviceValue].self, forKey: .devices)
+        announcements = try container.decodeIfPresent([String].self, forKey: .announcements)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try reply.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(node, forKey: .node)
+        try container.encodeIfPresent(devices, forKey: .devices)
+        try container.encodeIfPresent(announcements, forKey: .announcements)
+    }
+
+    // The control reply's fields, read through.
+    public var ok: Bool { reply.ok }
+    public var error: ControlReply.Failure? { reply.error }
+    public var presentation: ControlPresentation? { reply.presentation }
+    public var presentations: [ControlPresentation]? { reply.presentations }
+    public var gallery: [ControlGalleryItem]? { reply.gallery }
+    public var parameters: [ControlParameter]? { reply.parameters }
+    public var dialog: String? { reply.dialog }
+    public var locked: Bool? { reply.locked }
 }
