@@ -91,6 +91,9 @@ public final class MosquittoBroker: @unchecked Sendable {
         ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/mosquitto"
     }
 
+    /// A loopback port nothing listens on.
+    public static func unusedPort() throws -> Int { try freePort() }
+
     static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }

@@ -208,6 +208,19 @@ struct MQTTEndToEndTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(1)))
+struct MQTTUnreachableBrokerTests {
+    @Test func aMissingBrokerIsLoggedOnceNotAtEveryRetry() async throws {
+        let port = try MosquittoBroker.unusedPort()
+        let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": \#(port)"#))
+        try daemon.start()
+        // Retries after about 0.5, 1 and 2 s: three or more attempts fail within 4 s.
+        try await Task.sleep(for: .seconds(4))
+        #expect(daemon.log.components(separatedBy: "mqtt: disconnected").count - 1 == 1)
+        #expect(daemon.cli(["toggle", "porch"]).status == 0, "GPIO and the CLI work without the broker")
+    }
+}
+
 /// A broker that requires a user name and password.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct MQTTCredentialsTests {

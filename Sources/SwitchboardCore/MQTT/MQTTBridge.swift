@@ -27,6 +27,8 @@ public final class MQTTBridge: Sendable {
         var loggedRejections: Set<String> = []
         /// Malformed messages by reason.
         var rejected: [String: Int] = [:]
+        /// Reconnect attempts since the connection was last up.
+        var failedAttempts = 0
     }
 
     // Invariant: only touched under the mutex.
@@ -104,13 +106,24 @@ public final class MQTTBridge: Sendable {
         switch event {
         case .connected:
             log(.info, "mqtt: connected to \(settings.host):\(settings.port) as \(topics.base)")
-            state.withLock { $0.published = [:] }
+            state.withLock {
+                $0.published = [:]
+                $0.failedAttempts = 0
+            }
             connection.publish(MQTTMessage(topic: topics.status, text: "online", qos: 1, retain: true))
             await publishEverything()
         case .refused(let reason):
             log(.error, "mqtt: \(settings.host):\(settings.port) refused the connection: \(reason); check username and passwordFile in devices.json and the broker's ACL")
         case .disconnected(let reason, let retryIn):
-            log(.warning, "mqtt: disconnected (\(reason)); retrying in \(DurationText.format(retryIn))")
+            // One line when the connection is lost, then one per 20 failed attempts: a board
+            // whose broker is down for days must not fill its journal.
+            let attempt = state.withLock { state -> Int in
+                state.failedAttempts += 1
+                return state.failedAttempts
+            }
+            if attempt == 1 || attempt % 20 == 0 {
+                log(.warning, "mqtt: disconnected (\(reason)); retrying in \(DurationText.format(retryIn))\(attempt > 1 ? " (attempt \(attempt))" : "")")
+            }
         }
     }
 
