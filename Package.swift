@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "SwitchboardCore", dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"]),
 
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
-        .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore"]),
+        .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
 
         .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit", "SwitchboardGPIO", "SwitchboardMQTT"]),
 

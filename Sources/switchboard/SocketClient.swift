@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import ControlKit
 import SwitchboardCore
+import SwitchboardSupport
 
 /// A blocking client of the daemon's socket: one command, one reply. (A short-lived command-line
 /// process, so plain blocking calls are right here.)
@@ -28,14 +29,10 @@ struct SocketClient {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Unreachable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Unreachable(path: path, reason: "the path is too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in for (index, byte) in bytes.enumerated() { buffer[index] = byte } }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        guard let address = UnixSocketAddress(path: path) else {
+            throw Unreachable(path: path, reason: "the path is longer than \(UnixSocketAddress.maximumPathLength) bytes")
         }
+        let connected = address.withSocketAddress { connect(descriptor, $0, $1) }
         guard connected == 0 else { throw Unreachable(path: path, reason: String(cString: strerror(errno))) }
         var out = Array((line + "\n").utf8)
         var offset = 0

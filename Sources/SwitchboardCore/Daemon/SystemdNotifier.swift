@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -30,21 +31,10 @@ public struct SystemdNotifier: Sendable {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var path = Array(socketPath.utf8)
-        if path.first == UInt8(ascii: "@") { path[0] = 0 }  // abstract namespace
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.count < capacity else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.enumerated() { buffer[index] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+        guard let address = UnixSocketAddress(path: socketPath) else { return false }
         let bytes = Array(message.utf8)
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
-            }
+        let sent = address.withSocketAddress { socketAddress, length in
+            bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
         }
         return sent == bytes.count
     }

@@ -18,20 +18,12 @@ public final class UnixSocketListener: Sendable {
         self.path = path
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw SocketError(path: path, reason: "cannot create a socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = UnixSocketAddress(path: path) else {
             close(descriptor)
-            throw SocketError(path: path, reason: "is longer than \(MemoryLayout.size(ofValue: address.sun_path) - 1) bytes; choose a shorter --socket path")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+            throw SocketError(path: path, reason: "is longer than \(UnixSocketAddress.maximumPathLength) bytes; choose a shorter --socket path")
         }
         unlink(path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
         guard bound == 0, chmod(path, mode) == 0, listen(descriptor, 64) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
