@@ -149,6 +149,8 @@ struct DaemonEndToEndTests {
         #expect(status?.status?.hasPrefix("Off in 0:0") == true)
         #expect(daemon.waitUntil(timeout: .seconds(10)) { (try? outputs(daemon)["fan"]) == false })
         #expect(ContinuousClock.now - started >= .seconds(3))
-        #expect(try center(daemon).first { $0.id == "fan" }?.status == nil)
+        // The line switches first; the control's reload follows it.
+        #expect(daemon.waitUntil(timeout: .seconds(5)) { (try? center(daemon))?.first { $0.id == "fan" }.map { $0.status == nil } == true })
+        #expect(try center(daemon).first { $0.id == "fan" }?.value == false)
     }
 }

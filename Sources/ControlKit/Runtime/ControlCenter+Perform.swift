@@ -18,7 +18,7 @@ extension ControlCenter {
             let parameters = (try? await self.parameters(ofKind: kind))?.map(\.name) ?? []
             throw ControlError(.needsConfiguration, kind: kind, placement: id, detail: "choose its \(parameters.joined(separator: ", ")) first (switchboard configure \(id) --device …)")
         }
-        guard let snapshot = control.snapshot, !control.stale || control.presentation != nil else {
+        guard let snapshot = control.snapshot else {
             throw ControlError(.unavailable, kind: kind, placement: id, detail: "its value could not be loaded; it is retried with backoff")
         }
         let newValue = try requestedValue(request, for: snapshot, id: id)

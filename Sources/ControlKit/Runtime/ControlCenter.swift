@@ -153,6 +153,9 @@ public actor ControlCenter {
         observers.yield(.removed(id: id))
     }
 
+    /// One placement, if it exists.
+    public func placement(_ id: String) -> ControlPlacement? { placed[id]?.placement }
+
     /// The placements, in the order they were placed.
     public var placements: [ControlPlacement] { placementOrder.compactMap { placed[$0]?.placement } }
 

@@ -56,7 +56,7 @@ public final class SwitchboardDaemon: Sendable {
             try Self.makeDirectory(options.stateDirectory)
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
             let configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
-            runtime = try await start(configuration, stateFile: stateFile)
+            runtime = try await start(configuration, chips: try openChips(for: configuration), stateFile: stateFile)
             listener = try UnixSocketListener(path: options.socketPath)
         } catch {
             log(.error, String(describing: error))
@@ -97,9 +97,8 @@ public final class SwitchboardDaemon: Sendable {
         return 0
     }
 
-    /// Opens the chips, checks every line against them, and brings the node up.
-    private func start(_ configuration: SwitchboardConfiguration, stateFile: StateFile) async throws -> NodeRuntime {
-        let opened = try openChips(for: configuration)
+    /// Brings the node up on chips from ``openChips(for:)``.
+    private func start(_ configuration: SwitchboardConfiguration, chips opened: [String: any GPIOChip], stateFile: StateFile) async throws -> NodeRuntime {
         let persisted = try stateFile.load()
         let runtime = try await NodeRuntime(configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile, extraControls: swiftControls, log: log)
         chips.withLock { $0 = opened }
@@ -133,9 +132,10 @@ public final class SwitchboardDaemon: Sendable {
     private func reload(stateFile: StateFile) async {
         log(.info, "reloading \(options.configPath)")
         let configuration: SwitchboardConfiguration
+        let opened: [String: any GPIOChip]
         do {
             configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
-            _ = try openChips(for: configuration)
+            opened = try openChips(for: configuration)
         } catch {
             log(.error, "\(error)\nkeeping the running configuration")
             return
@@ -145,12 +145,13 @@ public final class SwitchboardDaemon: Sendable {
         old.stopServices()
         old.shutdown()
         do {
-            let runtime = try await start(configuration, stateFile: stateFile)
+            let runtime = try await start(configuration, chips: opened, stateFile: stateFile)
             current.withLock { $0 = runtime }
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
-            if let restored = try? await start(old.configuration, stateFile: stateFile) {
+            if let chips = try? openChips(for: old.configuration),
+               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile) {
                 current.withLock { $0 = restored }
             }
         }

@@ -61,7 +61,7 @@ extension MQTTBridge {
             return reject(message, "not a device id")
         }
         do {
-            guard let kind = await runtime.center.placements.first(where: { $0.id == id })?.kind else {
+            guard let kind = await runtime.center.placement(id)?.kind else {
                 throw ControlError(.unknownPlacement, placement: id, detail: "no such placed control")
             }
             let configuration = try await NodeRuntime.configuration(choosing: device, for: kind, in: runtime.center)

@@ -158,7 +158,7 @@ public final class MQTTBridge: Sendable {
     }
 
     private func publishConfiguration(of presentation: ControlPresentation) async {
-        guard let id = presentation.id, let placement = await runtime.center.placements.first(where: { $0.id == id }),
+        guard let id = presentation.id, let placement = await runtime.center.placement(id),
               let device = NodeRuntime.chosenDevice(placement) else { return }
         publishRetained(topics.configuration(id), Array(device.utf8))
     }
