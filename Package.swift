@@ -40,7 +40,7 @@ let package = Package(
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
         .target(name: "SwitchboardCore", dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"]),
 
-        .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
+        .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
 
         .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit", "SwitchboardGPIO", "SwitchboardMQTT"]),

@@ -1,4 +1,5 @@
 import SwitchboardCore
+import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,8 +24,7 @@ var options = DaemonOptions()
 var verbose = false
 var arguments = CommandLine.arguments.dropFirst()
 func printError(_ message: String) {
-    var bytes = Array(("switchboardd: " + message + "\n").utf8)
-    bytes.withUnsafeMutableBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    writeLine("switchboardd: " + message, to: STDERR_FILENO)
 }
 
 @MainActor

@@ -1,3 +1,4 @@
+import SwitchboardSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,8 +36,6 @@ public struct Log: Sendable {
     public func callAsFunction(_ level: Level, _ message: String) {
         guard level <= minimum else { return }
         let prefix = journald ? "<\(level.rawValue)>" : "\(level.name): "
-        let line = message.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n") + "\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        writeLine(message.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n"), to: STDERR_FILENO)
     }
 }
