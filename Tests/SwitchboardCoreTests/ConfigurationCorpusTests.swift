@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func sampleDevicesJSONIsValid() throws {
-        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../devices.json").standardized.path
+        let sample = RepositoryFiles.samplePath
         #expect(Self.problems(sample) == [])
         let configuration = try ConfigurationLoader.load(file: sample)
         #expect(configuration.devices.map(\.id) == ["porch", "fan", "garage", "status-led", "kitchen"])

@@ -7,7 +7,7 @@ import Testing
 /// The real `switchboard` CLI against a real `switchboardd` on simulated GPIO.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DaemonEndToEndTests {
-    static let sample = try! String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../devices.json").standardized.path, encoding: .utf8)
+    static let sample = try! String(contentsOfFile: RepositoryFiles.samplePath, encoding: .utf8)
 
     func outputs(_ daemon: DaemonHarness) throws -> [String: Bool] {
         let result = daemon.cli(["status"])
@@ -112,7 +112,7 @@ struct DaemonEndToEndTests {
         let check = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath, "--simulate"])
         #expect(check.status == 4)
         #expect(check.stderr.hasSuffix("1 problem:\n  controls[1].device: \"attic\" is not a device\n"))
-        let fixed = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath.replacingOccurrences(of: daemon.configPath, with: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../devices.json").standardized.path), "--simulate"])
+        let fixed = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", RepositoryFiles.samplePath, "--simulate"])
         #expect(fixed.status == 0)
         #expect(fixed.stdout.hasSuffix("valid: node garage-pi, 5 devices, 4 controls, 6 placements (simulated chips)\n"))
     }

@@ -5,8 +5,6 @@ import Testing
 /// devices.schema.json is a valid JSON Schema that accepts the sample and rejects broken files,
 /// checked with Python's jsonschema (installed by the test command).
 @Suite struct DevicesSchemaTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-
     @Test func schemaAcceptsTheSampleAndRejectsBrokenFiles() {
         let script = """
         import json, sys, jsonschema
@@ -18,7 +16,7 @@ import Testing
             document = json.load(open(sys.argv[1] + '/Tests/SwitchboardCoreTests/Corpus/' + name + '.json'))
             print(name, len(list(validator.iter_errors(document))) > 0)
         """
-        let result = DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, Self.root])
+        let result = DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "sample 0\nwrong-types True\nunknown-keys True\nmissing-fields True\n")
     }
