@@ -19,9 +19,6 @@ public struct AnyClock: Clock, Sendable {
         minimumResolution = base.minimumResolution
     }
 
-    /// A clock backed by the system's monotonic `ContinuousClock`.
-    public static var continuous: AnyClock { AnyClock(ContinuousClock()) }
-
     public var now: Instant { Instant(offset: nowOffset()) }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
