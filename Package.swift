@@ -67,6 +67,9 @@ let package = Package(
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardGPIOTests", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
+        // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
+        // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
+        .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard"]),
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]

@@ -12,8 +12,9 @@ public protocol GPIOChip: AnyObject, Sendable {
     func request(_ line: GPIOLineSelector, _ configuration: GPIOLineConfiguration) throws -> any GPIOLineRequest
 }
 
-/// A requested line. Released on ``release()`` or when the request is freed; an output keeps
-/// its level when released.
+/// A requested line. Released on ``release()`` or when the request is freed. What a released
+/// output does is up to the chip's driver (a Raspberry Pi's keeps the level, `gpio-sim` falls back
+/// to the pull); Switchboard never relies on either.
 public protocol GPIOLineRequest: AnyObject, Sendable {
     /// The line's offset.
     var offset: Int { get }

@@ -5,13 +5,17 @@ import SwitchboardSupport
 /// requests and busy lines, active-low, bias, and edges on inputs stamped by an injected clock.
 /// `switchboardd --simulate` runs on it where a machine has no GPIO, and tests drive it.
 ///
-/// Like a board, an output keeps its level when released. Inputs are driven from outside with
-/// ``drive(_:high:)`` (a button, a wire); an undriven input follows its bias.
+/// Inputs are driven from outside with ``drive(_:high:)`` (a button, a wire). A line nobody drives
+/// sits at its pull: pull-down until a request sets a bias, and the last bias requested after that.
+/// As with the kernel's `gpio-sim` driver, a released output falls back to its pull: what a
+/// released line does is up to a chip's driver, so Switchboard never relies on it.
 public final class SimulatedGPIOChip: GPIOChip {
     struct Line {
         var name: String?
         /// The level someone outside drives the line to, if any.
         var external: Bool?
+        /// The level of the line's pull resistor: the last bias requested (pull-down at first).
+        var pull = false
         /// The level the line is at now.
         var physical = false
         var request: Request?
@@ -90,6 +94,11 @@ public final class SimulatedGPIOChip: GPIOChip {
                 break
             }
             state.lines[offset].request = request
+            switch configuration.bias {
+            case .pullUp: state.lines[offset].pull = true
+            case .pullDown: state.lines[offset].pull = false
+            case .asIs, .disabled: break
+            }
             // The request applies its bias and initial value; that is no edge.
             Self.settle(offset, in: &state, at: now)
             if case .input(.some) = configuration.direction {
@@ -113,7 +122,7 @@ public final class SimulatedGPIOChip: GPIOChip {
         }
     }
 
-    /// Stops driving a line from outside: it follows its bias again.
+    /// Stops driving a line from outside: it falls back to its pull.
     public func undrive(_ line: GPIOLineSelector) throws {
         let now = clock.now.offset
         try state.withLock { state in
@@ -137,17 +146,10 @@ public final class SimulatedGPIOChip: GPIOChip {
     private static func settle(_ offset: Int, in state: inout State, at now: Duration) {
         let line = state.lines[offset]
         let previous = line.physical
-        var level = previous
-        if let request = line.request, request.configuration.isOutput {
-            level = request.driven != request.configuration.activeLow
-        } else if let external = line.external {
-            level = external
+        let level = if let request = line.request, request.configuration.isOutput {
+            request.driven != request.configuration.activeLow
         } else {
-            switch line.request?.configuration.bias {
-            case .pullUp: level = true
-            case .pullDown: level = false
-            default: break
-            }
+            line.external ?? line.pull
         }
         state.lines[offset].physical = level
         guard level != previous, let request = line.request, case .input(let edges?) = request.configuration.direction else { return }

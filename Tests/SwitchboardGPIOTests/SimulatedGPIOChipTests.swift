@@ -71,11 +71,15 @@ import Testing
         #expect { try output.edges() } throws: { ($0 as? GPIOError)?.code == .wrongDirection }
     }
 
-    @Test func releasedOutputKeepsItsLevelAndTheRequestIsDead() throws {
+    @Test func releasedOutputFallsBackToItsPullAndTheRequestIsDead() throws {
         let chip = self.chip
         let relay = try chip.request(.offset(6), GPIOLineConfiguration(.output(initialValue: true)))
         relay.release()
-        #expect(try chip.physicalLevel(.offset(6)) == true)
+        #expect(try chip.physicalLevel(.offset(6)) == false)
+        let pulledUp = try chip.request(.offset(7), GPIOLineConfiguration(.output(initialValue: false), bias: .pullUp))
+        #expect(try chip.physicalLevel(.offset(7)) == false)
+        pulledUp.release()
+        #expect(try chip.physicalLevel(.offset(7)) == true)
         #expect { try relay.setValue(false) } throws: { ($0 as? GPIOError)?.code == .released }
     }
 

@@ -23,51 +23,59 @@ public final class NodeRuntime: Sendable {
     private let stopped: AsyncStream<Void>
     private let log: Log
 
-    /// Requests the lines, registers the controls and places the placements.
-    /// - Throws: ``GPIOError`` or ``ControlError``; nothing stays requested.
+    /// Requests the lines (or takes them from the previous configuration's `handover`), registers
+    /// the controls and places the placements.
+    /// - Throws: ``GPIOError`` or ``ControlError``; nothing stays requested but what goes back to
+    ///   the handover.
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], persisted: PersistedState,
-        stateFile: StateFile?, extraControls: [ControlDefinition] = [], log: Log,
+        stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none, log: Log,
         clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         self.configuration = configuration
         self.log = log
         self.clock = AnyClock(clock)
-        hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, clock: clock)
-        autoOff = AutoOffService(clock: clock)
-        center = ControlCenter(clock: clock, bundleName: configuration.node)
-        try await center.register(ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + extraControls)
-        handler = ControlCommandHandler(center: center, authenticatesEveryCommand: true)
-        var buttons: [String: ActionButtonService] = [:]
-        for button in configuration.actionButtons {
-            guard let chip = chips[button.gpio.chip] else { continue }
-            buttons[button.id] = try ActionButtonService(settings: button, chip: chip, center: center, clock: clock)
-        }
-        actionButtons = buttons
-        (stopped, stop) = AsyncStream<Void>.makeStream()
-
-        // A countdown resumes only for an output that came back on (restore "last" or "on").
-        for (id, deadline) in persisted.autoOff.sorted(by: { $0.key < $1.key }) where configuration.device(id) != nil {
-            if (try? hub.value(of: id)) == true { autoOff.resume(id, wallDeadline: deadline) }
-        }
-        try hub.updatePersisted { state in
-            state.autoOff = state.autoOff.filter { self.autoOff.isRunning($0.key) }
-        }
-        await center.setLocked(persisted.locked)
-        for placement in Self.placements(configuration, persisted) {
-            do {
-                try await center.place(
-                    kind: placement.control, in: placement.space, size: placement.size,
-                    configuration: try await Self.configuration(choosing: placement.device, for: placement.control, in: center), id: placement.id
-                )
-            } catch {
-                log(.warning, "placement \"\(placement.id)\" skipped: \(error)")
+        hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, handover: handover, clock: clock)
+        do {
+            autoOff = AutoOffService(clock: clock)
+            center = ControlCenter(clock: clock, bundleName: configuration.node)
+            try await center.register(ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + extraControls)
+            handler = ControlCommandHandler(center: center, authenticatesEveryCommand: true)
+            var buttons: [String: ActionButtonService] = [:]
+            for button in configuration.actionButtons {
+                guard let chip = chips[button.gpio.chip] else { continue }
+                buttons[button.id] = try ActionButtonService(settings: button, chip: chip, center: center, clock: clock)
             }
-        }
-        try hub.updatePersisted { _ in }
-        if let mqtt = configuration.mqtt {
-            let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log)
-            bridgeBox.withLock { $0 = bridge }
+            actionButtons = buttons
+            (stopped, stop) = AsyncStream<Void>.makeStream()
+
+            // A countdown resumes only for an output that came back on (restore "last" or "on").
+            for (id, deadline) in persisted.autoOff.sorted(by: { $0.key < $1.key }) where configuration.device(id) != nil {
+                if (try? hub.value(of: id)) == true { autoOff.resume(id, wallDeadline: deadline) }
+            }
+            try hub.updatePersisted { state in
+                state.autoOff = state.autoOff.filter { self.autoOff.isRunning($0.key) }
+            }
+            await center.setLocked(persisted.locked)
+            for placement in Self.placements(configuration, persisted) {
+                do {
+                    try await center.place(
+                        kind: placement.control, in: placement.space, size: placement.size,
+                        configuration: try await Self.configuration(choosing: placement.device, for: placement.control, in: center), id: placement.id
+                    )
+                } catch {
+                    log(.warning, "placement \"\(placement.id)\" skipped: \(error)")
+                }
+            }
+            try hub.updatePersisted { _ in }
+            if let mqtt = configuration.mqtt {
+                let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log)
+                bridgeBox.withLock { $0 = bridge }
+            }
+        } catch {
+            // The lines go back to the handover, for the previous configuration or to be released.
+            handover.absorb(hub.shutdown(handingOverTo: configuration))
+            throw error
         }
     }
 
@@ -195,10 +203,12 @@ public final class NodeRuntime: Sendable {
         }
     }
 
-    /// Releases the buttons' lines and the devices' lines.
-    public func shutdown() {
+    /// Releases the buttons' lines and the devices' lines, but for the output lines `next` (the
+    /// reloaded configuration) drives with the same settings: those are returned, still requested.
+    @discardableResult
+    public func shutdown(handingOverTo next: SwitchboardConfiguration? = nil) -> LineHandover {
         for button in actionButtons.values { button.release() }
-        hub.shutdown()
+        return hub.shutdown(handingOverTo: next)
     }
 
     /// Ends ``runServices()``.

@@ -98,9 +98,14 @@ public final class SwitchboardDaemon: Sendable {
     }
 
     /// Brings the node up on chips from ``openChips(for:)``.
-    private func start(_ configuration: SwitchboardConfiguration, chips opened: [String: any GPIOChip], stateFile: StateFile) async throws -> NodeRuntime {
+    private func start(
+        _ configuration: SwitchboardConfiguration, chips opened: [String: any GPIOChip], stateFile: StateFile, handover: LineHandover = .none
+    ) async throws -> NodeRuntime {
         let persisted = try stateFile.load()
-        let runtime = try await NodeRuntime(configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile, extraControls: swiftControls, log: log)
+        let runtime = try await NodeRuntime(
+            configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile,
+            extraControls: swiftControls, handover: handover, log: log
+        )
         chips.withLock { $0 = opened }
         return runtime
     }
@@ -143,15 +148,17 @@ public final class SwitchboardDaemon: Sendable {
         guard let old = current.withLock({ $0 }) else { return }
         try? await old.persistRuntimeState()
         old.stopServices()
-        old.shutdown()
+        // Output lines the new configuration drives the same way stay requested throughout.
+        let handover = old.shutdown(handingOverTo: configuration)
+        defer { handover.releaseRest() }
         do {
-            let runtime = try await start(configuration, chips: opened, stateFile: stateFile)
+            let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover)
             current.withLock { $0 = runtime }
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
             if let chips = try? openChips(for: old.configuration),
-               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile) {
+               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile, handover: handover) {
                 current.withLock { $0 = restored }
             }
         }

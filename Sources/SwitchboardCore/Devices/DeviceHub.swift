@@ -27,29 +27,44 @@ public final class DeviceHub: Sendable {
     /// Sends a command to a device living in another system; set once MQTT connects.
     private let remoteCommands = Mutex<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
 
-    /// Requests every output line with its restored initial value, so nothing glitches.
-    /// Nothing stays requested if a request fails.
+    /// Requests every output line with its restored initial value, so nothing glitches, or takes
+    /// it still requested, at its level, from the previous configuration's `handover`. Nothing
+    /// this hub requested stays requested if a request fails; handed-over lines stay with the handover.
     /// - Throws: ``GPIOError`` naming the device's line.
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip],
-        persisted: PersistedState, stateFile: StateFile?, clock: some Clock<Duration> = ContinuousClock()
+        persisted: PersistedState, stateFile: StateFile?, handover: LineHandover = .none,
+        clock: some Clock<Duration> = ContinuousClock()
     ) throws {
         var outputs: [String: Output] = [:]
         var persisted = persisted
-        for device in configuration.devices where device.isOutput {
-            guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
-            let initial: Bool
-            switch device.restore {
-            case .off: initial = false
-            case .on: initial = true
-            case .last: initial = persisted.outputs[device.id] ?? false
+        var taken: [(GPIOSettings, any GPIOLineRequest)] = []
+        do {
+            for device in configuration.devices where device.isOutput {
+                guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
+                if let line = handover.take(gpio) {
+                    taken.append((gpio, line))
+                    outputs[device.id] = Output(settings: device, line: line)
+                    persisted.outputs[device.id] = device.kind == .pulse ? false : ((try? line.value()) ?? false)
+                    continue
+                }
+                let initial: Bool
+                switch device.restore {
+                case .off: initial = false
+                case .on: initial = true
+                case .last: initial = persisted.outputs[device.id] ?? false
+                }
+                let line = try chip.request(gpio.line, GPIOLineConfiguration(
+                    .output(initialValue: device.kind == .pulse ? false : initial, drive: gpio.drive),
+                    activeLow: gpio.activeLow, bias: gpio.bias
+                ))
+                outputs[device.id] = Output(settings: device, line: line)
+                persisted.outputs[device.id] = device.kind == .pulse ? false : initial
             }
-            let line = try chip.request(gpio.line, GPIOLineConfiguration(
-                .output(initialValue: device.kind == .pulse ? false : initial, drive: gpio.drive),
-                activeLow: gpio.activeLow, bias: gpio.bias
-            ))
-            outputs[device.id] = Output(settings: device, line: line)
-            persisted.outputs[device.id] = device.kind == .pulse ? false : initial
+        } catch {
+            // Lines this hub requested are released as `outputs` goes; handed-over lines go back.
+            for (gpio, line) in taken { handover.giveBack(gpio, line) }
+            throw error
         }
         self.outputs = outputs
         self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -123,11 +138,21 @@ public final class DeviceHub: Sendable {
         outputs.keys.sorted().compactMap { id in (try? outputs[id]?.line.value()).flatMap { $0 }.map { (id, $0) } }
     }
 
-    /// Releases every line: outputs whose policy is `off` are switched off first, the rest keep their level.
-    public func shutdown() {
+    /// Releases every line: outputs whose policy is `off` are switched off first; the rest are
+    /// left to the chip. Lines that `next` (a reloaded configuration) drives with the same
+    /// settings are not released but handed over, still requested, at their level.
+    @discardableResult
+    public func shutdown(handingOverTo next: SwitchboardConfiguration? = nil) -> LineHandover {
+        let kept = Set((next?.devices ?? []).filter(\.isOutput).compactMap { $0.gpio.map(LineHandover.Key.init) })
+        var handedOver: [LineHandover.Key: any GPIOLineRequest] = [:]
         for output in outputs.values {
+            if let gpio = output.settings.gpio, kept.contains(LineHandover.Key(gpio)) {
+                handedOver[LineHandover.Key(gpio)] = output.line
+                continue
+            }
             if output.settings.onShutdown == .off { try? output.line.setValue(false) }
             output.line.release()
         }
+        return LineHandover(handedOver)
     }
 }

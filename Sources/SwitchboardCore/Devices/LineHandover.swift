@@ -1,0 +1,62 @@
+import Synchronization
+import SwitchboardGPIO
+
+/// Output lines passed from one configuration to the next on SIGHUP, still requested, so a relay
+/// whose line settings did not change never drops out while the daemon reloads. The new
+/// configuration's ``DeviceHub`` takes the lines it wants; ``releaseRest()`` gives back the others.
+public final class LineHandover: Sendable {
+    /// What identifies an output line across configurations: where it is and how it is driven.
+    struct Key: Hashable {
+        var chip: String
+        var line: GPIOLineSelector
+        var activeLow: Bool
+        var drive: GPIODrive
+        var bias: GPIOBias
+
+        init(_ gpio: GPIOSettings) {
+            chip = gpio.chip
+            line = gpio.line
+            activeLow = gpio.activeLow
+            drive = gpio.drive
+            bias = gpio.bias
+        }
+    }
+
+    private let lines: Mutex<[Key: any GPIOLineRequest]>
+
+    init(_ lines: [Key: any GPIOLineRequest]) { self.lines = Mutex(lines) }
+
+    /// No lines: a first start.
+    public static var none: LineHandover { LineHandover([:]) }
+
+    /// Takes the line requested with `gpio`'s settings, if it was handed over.
+    func take(_ gpio: GPIOSettings) -> (any GPIOLineRequest)? {
+        lines.withLock { $0.removeValue(forKey: Key(gpio)) }
+    }
+
+    /// Returns a line taken by a configuration that then failed to start.
+    func giveBack(_ gpio: GPIOSettings, _ line: any GPIOLineRequest) {
+        lines.withLock { $0[Key(gpio)] = line }
+    }
+
+    /// Takes over every line of `other`.
+    func absorb(_ other: LineHandover) {
+        let taken = other.lines.withLock { lines in
+            defer { lines.removeAll() }
+            return lines
+        }
+        lines.withLock { $0.merge(taken) { _, new in new } }
+    }
+
+    /// Gives the lines nobody took back to their chips.
+    public func releaseRest() {
+        let rest = lines.withLock { lines in
+            defer { lines.removeAll() }
+            return Array(lines.values)
+        }
+        for line in rest { line.release() }
+    }
+
+    /// How many lines are waiting to be taken.
+    public var count: Int { lines.withLock { $0.count } }
+}
