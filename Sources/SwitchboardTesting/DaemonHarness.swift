@@ -1,7 +1,7 @@
 import Foundation
 
-/// Runs the real `switchboardd` binary on a devices.json with simulated GPIO, in a fresh temporary
-/// folder, and the real `switchboard` CLI against it.
+/// Runs the real `switchboardd` binary on a devices.json, with simulated GPIO or the machine's
+/// chips, in a fresh temporary folder, and the real `switchboard` CLI against it.
 public final class DaemonHarness: @unchecked Sendable {
     // Invariant: used from one test at a time; the process handle is only touched by its methods.
     public let directory: String
@@ -9,10 +9,13 @@ public final class DaemonHarness: @unchecked Sendable {
     public let stateDirectory: String
     public let socketPath: String
     public let logPath: String
+    /// Whether the daemon runs with `--simulate` or on the machine's GPIO chips.
+    public let simulatedGPIO: Bool
     private var process: ChildProcess?
 
     /// Prepares a folder with `configuration` as its devices.json.
-    public init(configuration: String) throws {
+    public init(configuration: String, simulatedGPIO: Bool = true) throws {
+        self.simulatedGPIO = simulatedGPIO
         directory = NSTemporaryDirectory() + "switchboard-test-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         configPath = directory + "/devices.json"
@@ -31,7 +34,7 @@ public final class DaemonHarness: @unchecked Sendable {
     public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:]) throws {
         let process = try ChildProcess(
             BuiltProducts.path(of: "switchboardd"),
-            ["--config", configPath, "--simulate", "--state-dir", stateDirectory, "--socket", socketPath],
+            ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath] + (simulatedGPIO ? ["--simulate"] : []),
             logPath: logPath, environment: environment
         )
         self.process = process

@@ -31,7 +31,8 @@ kernel=${HIL_KERNEL:-}
 [[ -n $kernel && -f $kernel ]] || { echo "vm.sh: no kernel image at \"$kernel\"; set HIL_KERNEL or run deploy/hil/build-kernel.sh" >&2; exit 125; }
 command -v qemu-system-x86_64 >/dev/null || { echo "vm.sh: qemu-system-x86_64 is missing; apt-get install qemu-system-x86" >&2; exit 125; }
 busybox=/bin/busybox
-"$busybox" --list 2>/dev/null | grep -qx cpio && ! ldd "$busybox" >/dev/null 2>&1 ||
+applets=$("$busybox" --list 2>/dev/null || true)
+[[ $'\n'$applets$'\n' == *$'\n'cpio$'\n'* ]] && ! ldd "$busybox" >/dev/null 2>&1 ||
     { echo "vm.sh: a static $busybox is needed; apt-get install busybox-static" >&2; exit 125; }
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mkdir -p "$cache"
