@@ -27,6 +27,12 @@ enum Libmosquitto {
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311), "mosquitto_int_option")
     }
 
+    /// `mosquitto_int_option(MOSQ_OPT_TCP_NODELAY)`: small packets go out at once instead of
+    /// waiting on Nagle's algorithm for the broker's delayed ACK (up to 40 ms per command).
+    static func disableNagle(_ handle: OpaquePointer) throws {
+        try check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "mosquitto_int_option")
+    }
+
     /// `mosquitto_username_pw_set`.
     static func setCredentials(_ handle: OpaquePointer, username: String, password: String?) throws {
         try check(mosquitto_username_pw_set(handle, username, password), "mosquitto_username_pw_set")

@@ -47,6 +47,7 @@ public final class MQTTConnection: @unchecked Sendable {
         self.handle = handle
         do {
             try Libmosquitto.setProtocolVersion(handle, v5: configuration.protocolV5)
+            try Libmosquitto.disableNagle(handle)
             if let username = configuration.username {
                 try Libmosquitto.setCredentials(handle, username: username, password: configuration.password)
             }

@@ -4,18 +4,20 @@ import SwitchboardMQTT
 /// A test's own MQTT client: records every message on a filter and waits for the ones it expects.
 public final class MQTTObserver: Sendable {
     public let connection: MQTTConnection
-    private let received = Probe<[MQTTMessage]>([])
+    private let received = Probe<[(message: MQTTMessage, at: ContinuousClock.Instant)]>([])
     private let reader: Task<Void, Never>
 
-    /// Connects to the broker on `port` and subscribes to `filter`.
-    public init(port: Int, filter: String = "#", id: String = "observer-\(UUID().uuidString.prefix(6))") async throws {
+    /// Connects to the broker on `port` and subscribes to `filter`; with `cleanSession` false the
+    /// broker keeps the observer's subscription and queue across its own restarts.
+    public init(port: Int, filter: String = "#", id: String = "observer-\(UUID().uuidString.prefix(6))", cleanSession: Bool = true) async throws {
         var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: port, clientID: id, keepalive: 10)
+        configuration.cleanSession = cleanSession
         configuration.reconnect = Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))
         let connection = try MQTTConnection(configuration)
         self.connection = connection
         connection.subscribe(filter, qos: 1)
         let received = self.received
-        reader = Task { for await message in connection.messages { received.update { $0.append(message) } } }
+        reader = Task { for await message in connection.messages { received.update { $0.append((message, .now)) } } }
         var events = connection.events.makeAsyncIterator()
         connection.start()
         while let event = await events.next(), event != .connected {}
@@ -27,7 +29,10 @@ public final class MQTTObserver: Sendable {
     }
 
     /// Every message so far.
-    public var messages: [MQTTMessage] { received.value }
+    public var messages: [MQTTMessage] { received.value.map(\.message) }
+
+    /// Every message so far with when it arrived.
+    public var timedMessages: [(message: MQTTMessage, at: ContinuousClock.Instant)] { received.value }
 
     /// Forgets what was received.
     public func clear() { received.update { $0 = [] } }
@@ -42,7 +47,7 @@ public final class MQTTObserver: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let match = messages.last(where: { $0.topic == topic && predicate($0) }) { return match }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(for: .milliseconds(2))
         }
         return nil
     }

@@ -11,12 +11,21 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// Starts a broker listening on 127.0.0.1 only: open to anonymous clients, or, given `users`
     /// (name → password), only to them.
     /// With `tls`, the listener speaks TLS with a certificate for 127.0.0.1 signed by a fresh CA
-    /// whose certificate is ``caFile``.
-    public init(users: [String: String] = [:], tls: Bool = false) throws {
+    /// whose certificate is ``caFile``. With `persistence`, the broker keeps sessions, their
+    /// queued messages and retained messages in its folder across restarts (saved every second
+    /// and when stopped).
+    public init(users: [String: String] = [:], tls: Bool = false, persistence: Bool = false) throws {
         port = try Self.freePort()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var configuration = "listener \(port) 127.0.0.1\nset_tcp_nodelay true\npersistence false\n"
+        var configuration = "listener \(port) 127.0.0.1\nset_tcp_nodelay true\n"
+        if persistence {
+            // mosquitto started as root writes its database as its own user.
+            chmod(directory, 0o777)
+            configuration += "persistence true\npersistence_location \(directory)/\nautosave_interval 1\n"
+        } else {
+            configuration += "persistence false\n"
+        }
         if tls {
             try Self.makeCertificates(in: directory)
             configuration += "cafile \(directory)/ca.crt\ncertfile \(directory)/server.crt\nkeyfile \(directory)/server.key\n"

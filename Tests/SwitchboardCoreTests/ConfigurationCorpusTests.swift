@@ -6,7 +6,7 @@ import Testing
 /// Broken devices.json files, each rejected with every problem's exact path and message.
 @Suite struct ConfigurationCorpusTests {
     static let corpus = Bundle.module.resourceURL!.appendingPathComponent("Corpus")
-    static let cases = ["not-json", "wrong-types", "missing-fields", "duplicates", "references", "unknown-keys", "line-range"]
+    static let cases = ["not-json", "wrong-types", "missing-fields", "duplicates", "references", "unknown-keys", "line-range", "cycles"]
 
     /// Loads a file as the daemon does: the file, then its lines against simulated chips.
     static func problems(_ path: String) -> [String] {
@@ -48,6 +48,19 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(repeating: UInt8(ascii: " "), count: 2 << 20).write(to: URL(fileURLWithPath: path))
         #expect(Self.problems(path) == ["the file is 2097152 bytes; the largest devices.json read is 1048576 bytes"])
+    }
+
+    @Test func deepNestingIsRejectedNotACrash() throws {
+        // 200,000 nested arrays: a recursive reader without a depth limit would overflow its stack.
+        let deep = Data(String(repeating: "[", count: 200_000).utf8) + Data(String(repeating: "]", count: 200_000).utf8)
+        #expect {
+            try ConfigurationLoader.load(data: deep)
+        } throws: { error in
+            let problems = (error as? ConfigurationError)?.problems.map(\.description) ?? []
+            return problems.count == 1 && problems[0].hasPrefix("is not valid JSON (") && problems[0].hasSuffix("); check for a missing comma, quote or brace")
+        }
+        let nestedObject = Data(("{\"node\": " + String(repeating: "{\"a\": ", count: 100_000) + "1" + String(repeating: "}", count: 100_001)).utf8)
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(data: nestedObject) }
     }
 
     @Test func missingFileSaysSo() {

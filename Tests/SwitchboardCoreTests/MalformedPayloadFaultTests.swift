@@ -8,18 +8,6 @@ import Testing
 /// A fault test: a flood of random and malformed payloads on every topic the daemon subscribes to.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct MalformedPayloadFaultTests {
-    /// A small deterministic generator, so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func tenThousandBadPayloadsChangeNoOutputAndTheDaemonKeepsAnswering() async throws {
         let broker = try MosquittoBroker()
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": \#(broker.port)"#))
@@ -31,7 +19,7 @@ struct MalformedPayloadFaultTests {
             + ["\(base)/lock/set", "homeassistant/status", "zigbee2mqtt/kitchen_light"]
         let templates = [#"{"value": "#, #"{"transaction": "#, "{", "[", "\u{0}", "LOCKED!", #"{"state": "#, "TOGGLEX", ""]
         let publisher = try await MQTTObserver(port: broker.port, filter: "nothing/here")
-        var random = SplitMix(state: 0x5EED)
+        var random = SeededRandom(seed: 0x5EED)
         var sent = 0
         while sent < 10_000 {
             let topic = topics[Int(random.next() % UInt64(topics.count))]

@@ -32,6 +32,16 @@ extension ConfigurationLoader {
             if device.kind == .mqtt, configuration.mqtt == nil {
                 problems.append(ConfigurationProblem("devices[\(index)]", "an mqtt device needs the top-level \"mqtt\" settings"))
             }
+            // A device of another system on this node's own topics would feed the node's commands
+            // and states back into itself: a loop.
+            if let mqtt = device.mqtt, let base = configuration.mqtt?.baseTopic {
+                for (key, topic) in [("stateTopic", mqtt.stateTopic), ("commandTopic", mqtt.commandTopic)] where topic == base || topic.hasPrefix(base + "/") {
+                    problems.append(ConfigurationProblem(
+                        "devices[\(index)].mqtt.\(key)",
+                        "\"\(topic)\" is under this node's own topics (\(base)/#), which would loop back into the node; give the other system's topic"
+                    ))
+                }
+            }
         }
         for button in configuration.actionButtons {
             let index = button.position

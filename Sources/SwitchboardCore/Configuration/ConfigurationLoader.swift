@@ -89,6 +89,7 @@ public enum ConfigurationLoader {
         let port = reader.int("port", in: 1...65535, default: 1883, &problems) ?? 1883
         let clientID = reader.string("clientId", &problems)
         let keepalive = reader.int("keepalive", in: 5...3600, default: 60, &problems) ?? 60
+        let cleanSession = reader.bool("cleanSession", default: false, &problems)
         let username = reader.string("username", &problems)
         let passwordFile = reader.string("passwordFile", &problems)
         if reader.value("password") != nil {
@@ -114,7 +115,7 @@ public enum ConfigurationLoader {
         let discovery = reader.bool("discovery", default: true, &problems)
         let prefix = reader.string("discoveryPrefix", &problems) ?? "homeassistant"
         reader.finish(&problems)
-        return MQTTSettings(host: host, port: port, clientID: clientID, keepalive: keepalive, username: username, passwordFile: passwordFile,
+        return MQTTSettings(host: host, port: port, clientID: clientID, keepalive: keepalive, cleanSession: cleanSession, username: username, passwordFile: passwordFile,
                             protocolVersion: version, tls: tls, baseTopic: base, discovery: discovery, discoveryPrefix: prefix)
     }
 

@@ -23,6 +23,9 @@ public struct MQTTSettings: Sendable, Equatable {
     public var port: Int
     public var clientID: String?
     public var keepalive: Int
+    /// False (the default): the broker keeps the node's session (MQTT 3.1.1), so QoS 1 commands
+    /// sent while the node is away are delivered, in order, when it reconnects.
+    public var cleanSession: Bool
     public var username: String?
     /// A file holding the password; never the password itself.
     public var passwordFile: String?

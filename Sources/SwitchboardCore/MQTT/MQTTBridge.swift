@@ -45,6 +45,7 @@ public final class MQTTBridge: Sendable {
             clientID: settings.clientID ?? "switchboard-\(runtime.configuration.node)", keepalive: settings.keepalive
         )
         configuration.username = settings.username
+        configuration.cleanSession = settings.cleanSession
         if let file = settings.passwordFile {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw MQTTError(.configuration, call: "passwordFile", detail: "\(file) cannot be read; make it readable by the service user only (chmod 600)")
