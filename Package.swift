@@ -57,8 +57,14 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
 
-        // Benchmarks: `swift run -c release switchboard-bench gpio-edge`.
-        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
+        // Benchmarks: `swift run -c release switchboard-bench` (BENCHMARKS.md).
+        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting"]),
+        // The benchmark's floor: a minimal C libmosquitto client answering each command at once.
+        .executableTarget(name: "switchboard-bench-floor", dependencies: ["CMosquitto"]),
+
+        // The parsers of outside input under libFuzzer (`deploy/fuzz.sh`); without the fuzzer it
+        // replays saved inputs.
+        .executableTarget(name: "switchboard-fuzz", dependencies: ["SwitchboardCore", "ControlKit"]),
 
         .testTarget(
             name: "ControlKitTests",

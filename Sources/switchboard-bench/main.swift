@@ -1,16 +1,33 @@
-// switchboard-bench: Switchboard's benchmarks, run in release mode.
+// switchboard-bench: Switchboard's benchmarks, run in release mode (BENCHMARKS.md).
 //   swift run -c release switchboard-bench gpio-edge [edges]
-// Prints a table and one JSON line.
+//   swift run -c release switchboard-bench button [presses]
+//   swift run -c release switchboard-bench mqtt [commands] [idle-seconds]
+// Each prints a table and one JSON line.
 
-let arguments = CommandLine.arguments.dropFirst()
+let arguments = Array(CommandLine.arguments.dropFirst())
+func number(_ index: Int, _ fallback: Int) -> Int { arguments.count > index ? Int(arguments[index]) ?? fallback : fallback }
+
 switch arguments.first {
 case "gpio-edge":
-    let count = arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
-    let latencies = try await EdgeLatencyBenchmark(edges: count).run()
+    let latencies = try await EdgeLatencyBenchmark(edges: number(1, 20_000)).run()
     let p = Percentiles(latencies)
     print("gpio-edge: simulated chip, edge → handler in another task, one in flight, \(latencies.count) edges")
     print("  p50 \(p(50).microseconds) µs   p90 \(p(90).microseconds) µs   p99 \(p(99).microseconds) µs   max \(p.max.microseconds) µs")
     print(#"{"benchmark":"gpio-edge","edges":\#(latencies.count),"p50_us":\#(p(50).microseconds),"p90_us":\#(p(90).microseconds),"p99_us":\#(p(99).microseconds),"max_us":\#(p.max.microseconds)}"#)
+case "button":
+    let outcome = try await ButtonBenchmark(presses: number(1, 200)).run()
+    let hint = Percentiles(outcome.hint), perform = Percentiles(outcome.perform)
+    print("button: Action button on the simulated chip, in process, \(outcome.hint.count) presses (hold 40 ms, debounce 2 ms)")
+    print("  press edge → hint announced: p50 \(hint(50).microseconds) µs   p99 \(hint(99).microseconds) µs")
+    print("  hold threshold + debounce → output changed: p50 \(perform(50).microseconds) µs   p99 \(perform(99).microseconds) µs")
+    print(#"{"benchmark":"button","presses":\#(outcome.hint.count),"hint_p50_us":\#(hint(50).microseconds),"hint_p99_us":\#(hint(99).microseconds),"perform_p50_us":\#(perform(50).microseconds),"perform_p99_us":\#(perform(99).microseconds)}"#)
+case "mqtt":
+    var benchmarks = MQTTBenchmarks()
+    benchmarks.commands = number(1, 10_000)
+    benchmarks.idleSeconds = number(2, 30)
+    print("mqtt: mosquitto on loopback, the C floor and a release switchboardd with 100 controls")
+    try await benchmarks.run()
+    print(benchmarks.jsonLine)
 default:
-    print("usage: switchboard-bench gpio-edge [edges]")
+    print("usage: switchboard-bench gpio-edge [edges] | button [presses] | mqtt [commands] [idle-seconds]")
 }

@@ -58,7 +58,7 @@ struct MQTTFaultTests {
             if answered.count == total { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(answered.count == total, "transactions without a result: \(Set(0..<total).subtracting(answered).sorted().prefix(20))")
+        #expect(answered.count == total, "transactions without a result: \(Set(0..<total).subtracting(answered).sorted().prefix(20)); the daemon's log ends:\n\(daemon.log.suffix(3000))")
         let status = await daemon.cliInBackground(["status"])
         #expect(status.stdout.contains("output porch: \(last["porch"] == true ? "on" : "off")"))
         #expect(status.stdout.contains("output fan: \(last["fan"] == true ? "on" : "off")"))

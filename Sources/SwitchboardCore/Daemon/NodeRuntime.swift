@@ -138,6 +138,7 @@ public final class NodeRuntime: Sendable {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
+            if let flusher = hub.flusher { group.addTask { await flusher.run() } }
             if let bridge { group.addTask { await bridge.run() } }
             for button in self.actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
                 let announcements = button.announcements.subscribe()

@@ -4,7 +4,8 @@ import SwitchboardGPIO
 import SwitchboardSupport
 
 /// The node's devices: the GPIO lines it holds and the last known state of devices that live in
-/// other systems. Every output change is saved to the state file before it is reported done.
+/// other systems. Every output change is saved to the state file before it is reported done, and
+/// put on storage by ``flusher`` within a second.
 public final class DeviceHub: Sendable {
     struct Output {
         let settings: DeviceSettings
@@ -20,6 +21,8 @@ public final class DeviceHub: Sendable {
     private let outputs: [String: Output]
     private let settings: [String: DeviceSettings]
     private let stateFile: StateFile?
+    /// Puts the state file on storage (run by the node's services).
+    public let flusher: StateFlusher?
     // Invariant: the persisted state and remote values change only under this mutex, and the
     // file is written under it, so saves happen in the order changes do.
     private let state: Mutex<State>
@@ -69,6 +72,7 @@ public final class DeviceHub: Sendable {
         self.outputs = outputs
         self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.stateFile = stateFile
+        self.flusher = stateFile.map { file in StateFlusher(clock: clock) { file.flush() } }
         self.state = Mutex(State(persisted: persisted))
         self.clock = AnyClock(clock)
     }
@@ -81,6 +85,7 @@ public final class DeviceHub: Sendable {
         try state.withLock { state in
             change(&state.persisted)
             try stateFile?.save(state.persisted)
+            flusher?.noteSaved()
         }
     }
 
@@ -98,6 +103,7 @@ public final class DeviceHub: Sendable {
                 try output.line.setValue(value)
                 state.persisted.outputs[id] = value
                 try stateFile?.save(state.persisted)
+                flusher?.noteSaved()
             }
             return
         }
@@ -143,6 +149,7 @@ public final class DeviceHub: Sendable {
     /// settings are not released but handed over, still requested, at their level.
     @discardableResult
     public func shutdown(handingOverTo next: SwitchboardConfiguration? = nil) -> LineHandover {
+        defer { stateFile?.flush() }
         let kept = Set((next?.devices ?? []).filter(\.isOutput).compactMap { $0.gpio.map(LineHandover.Key.init) })
         var handedOver: [LineHandover.Key: any GPIOLineRequest] = [:]
         for output in outputs.values {

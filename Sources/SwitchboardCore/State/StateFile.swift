@@ -33,9 +33,11 @@ public struct PersistedState: Sendable, Codable, Equatable {
     public init() {}
 }
 
-/// The state file, written atomically: a temporary file is written and synced, then renamed over
-/// the old one and the folder synced, so after a crash at any moment the file is the old state or
-/// the new one, never a mixture.
+/// The state file, written atomically: a temporary file is written and renamed over the old one,
+/// so however the daemon dies (kill -9 included) the file is the old state or the new one, never
+/// a mixture. ``save(_:)`` leaves the data to the kernel; ``flush()`` puts it on storage (a
+/// ``StateFlusher`` calls it at most once a second while changes come), so a power cut loses at
+/// most the last second of changes and a burst of commands costs one storage write, not one each.
 public struct StateFile: Sendable {
     /// `<state-dir>/state.json`.
     public let path: String
@@ -74,11 +76,19 @@ public struct StateFile: Sendable {
                 offset += written
             }
         }
-        if failure == nil, fsync(descriptor) != 0 { failure = "cannot be synced: \(String(cString: strerror(errno)))" }
         close(descriptor)
         if let failure { throw StateFileError(path: temporary, reason: failure) }
         guard rename(temporary, path) == 0 else {
             throw StateFileError(path: path, reason: "cannot be replaced: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Puts the last saved state on storage: syncs the file, then its folder (for the rename).
+    public func flush() {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        if file >= 0 {
+            fsync(file)
+            close(file)
         }
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

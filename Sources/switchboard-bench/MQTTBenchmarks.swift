@@ -1,0 +1,101 @@
+import Foundation
+import SwitchboardTesting
+
+/// The whole MQTT benchmark in one run, so the ratios to the floor are measured on the same
+/// machine at the same moment: its own mosquitto, the C floor, a release switchboardd with 100
+/// controls (90 on GPIO, 10 bound to devices of another system).
+@MainActor
+struct MQTTBenchmarks {
+    var commands = 10_000
+    var idleSeconds = 30
+    var report: [(String, String)] = []
+    var json: [(String, String)] = []
+
+    mutating func row(_ name: String, _ value: String, json key: String? = nil, _ jsonValue: String? = nil) {
+        report.append((name, value))
+        if let key { json.append((key, jsonValue ?? value)) }
+        print("  \(name): \(value)")
+    }
+
+    mutating func run() async throws {
+        let broker = try MosquittoBroker()
+        let floorLog = NSTemporaryDirectory() + "switchboard-bench-floor-\(broker.port).log"
+        let floor = try ChildProcess(BuiltProducts.path(of: "switchboard-bench-floor"), [String(broker.port), "floor"], logPath: floorLog)
+        defer { _ = floor.stop(signal: SIGTERM) }
+        let node = try BenchNode(controls: 90, remotes: 10, port: broker.port)
+        row("start-up to READY, 100 controls", "\(node.startup.milliseconds) ms", json: "startup_ms", node.startup.milliseconds)
+
+        let load = try await MQTTLoad(port: broker.port, filters: ["\(BenchNode.base)/controls/+", "\(BenchNode.base)/controls/+/result", "floor/+"])
+        defer { load.stop() }
+        _ = await load.drain(quiet: .seconds(1))
+        row("RSS at idle", "\(node.sample.residentBytes / 1024) KiB", json: "rss_idle_kib", String(node.sample.residentBytes / 1024))
+
+        var nodeTrips = RoundTripBenchmark(load: load, target: .node(controls: 64))
+        var floorTrips = RoundTripBenchmark(load: load, target: .floor(controls: 64))
+        _ = await floorTrips.run(inFlight: 1, total: 500)
+        _ = await nodeTrips.run(inFlight: 1, total: 500)
+        for inFlight in [1, 64] {
+            let floorBefore = ProcessSample(pid: floor.pid ?? 0)
+            guard let floorLatencies = await floorTrips.run(inFlight: inFlight, total: commands) else { throw HarnessError("the floor stopped answering") }
+            let floorCPU = (ProcessSample(pid: floor.pid ?? 0).cpu - floorBefore.cpu) / commands
+            let nodeBefore = node.sample
+            guard let nodeLatencies = await nodeTrips.run(inFlight: inFlight, total: commands) else { throw HarnessError("switchboardd stopped answering") }
+            let nodeCPU = (node.sample.cpu - nodeBefore.cpu) / commands
+            let f = Percentiles(floorLatencies), n = Percentiles(nodeLatencies)
+            let label = "round trip, \(inFlight) in flight, \(commands) commands"
+            row("\(label), floor", "p50 \(f(50).microseconds) µs, p90 \(f(90).microseconds) µs, p99 \(f(99).microseconds) µs, max \(f.max.microseconds) µs")
+            row("\(label), switchboardd", "p50 \(n(50).microseconds) µs, p90 \(n(90).microseconds) µs, p99 \(n(99).microseconds) µs, max \(n.max.microseconds) µs")
+            row("\(label), ratio", "p50 \(Self.ratio(n(50), f(50)))×, p99 \(Self.ratio(n(99), f(99)))×")
+            row("CPU per command, \(inFlight) in flight", "switchboardd \(nodeCPU.microseconds) µs, floor \(floorCPU.microseconds) µs")
+            for (key, value) in [("p50", n(50)), ("p90", n(90)), ("p99", n(99)), ("max", n.max)] { json.append(("rt\(inFlight)_\(key)_us", value.microseconds)) }
+            for (key, value) in [("p50", f(50)), ("p90", f(90)), ("p99", f(99)), ("max", f.max)] { json.append(("floor_rt\(inFlight)_\(key)_us", value.microseconds)) }
+            json.append(("rt\(inFlight)_p50_ratio", Self.ratio(n(50), f(50))))
+            json.append(("rt\(inFlight)_p99_ratio", Self.ratio(n(99), f(99))))
+            json.append(("cpu_per_command\(inFlight)_us", nodeCPU.microseconds))
+            json.append(("floor_cpu_per_command\(inFlight)_us", floorCPU.microseconds))
+        }
+
+        var sustained = SustainedRateBenchmark(load: load, controls: 64)
+        var best = 0
+        for rate in [2_000, 5_000, 10_000, 15_000, 20_000] {
+            let outcome = await sustained.run(rate: rate, duration: .seconds(2))
+            // Kept up: every command answered within 10% of the time they took to send.
+            let clean = outcome.clean && outcome.answeredRate >= Double(rate) * 0.9
+            row("offered \(rate)/s over 64 controls for 2 s",
+                "answered \(outcome.answered) of \(outcome.sent) at \(Int(outcome.answeredRate))/s, lost \(outcome.lost), reordered \(outcome.reordered), wrong final states \(outcome.wrongFinalStates)")
+            if clean { best = rate } else { break }
+            _ = await load.drain()
+        }
+        row("sustained rate with no loss or reordering", "\(best)/s", json: "sustained_clean_rate", String(best))
+
+        let storm = await ReloadStormBenchmark(load: load, node: node, devices: 10).run(messages: 100_000)
+        row("reload storm, 100,000 state messages over 10 devices",
+            "\(storm.presentations) presentations, \(storm.wrongFinalStates) wrong final, \(storm.elapsed.milliseconds) ms, CPU \(storm.cpuPerMessage.microseconds) µs/message")
+        json += [("storm_presentations", String(storm.presentations)), ("storm_wrong_final", String(storm.wrongFinalStates)),
+                 ("storm_cpu_per_message_us", storm.cpuPerMessage.microseconds), ("storm_ms", storm.elapsed.milliseconds)]
+        row("RSS after the load", "\(node.sample.residentBytes / 1024) KiB", json: "rss_loaded_kib", String(node.sample.residentBytes / 1024))
+
+        _ = await load.drain(quiet: .seconds(2))
+        let idleBefore = node.sample
+        try await Task.sleep(for: .seconds(idleSeconds))
+        let idleAfter = node.sample
+        let switches = ProcessSample.switches(from: idleBefore, to: idleAfter)
+        let wakeups = Double(switches) / Double(idleSeconds)
+        row("idle \(idleSeconds) s with MQTT connected (keepalive 60 s)",
+            "\(idleAfter.ticks - idleBefore.ticks) CPU ticks, \(switches) wake-ups (\(String(format: "%.2f", wakeups))/s), \(idleAfter.threads) threads")
+        json += [("idle_ticks", String(idleAfter.ticks - idleBefore.ticks)), ("idle_wakeups_per_s", String(format: "%.3f", wakeups))]
+    }
+
+    static func ratio(_ a: Duration, _ b: Duration) -> String {
+        String(format: "%.2f", a.seconds / max(b.seconds, 1e-9))
+    }
+
+    var jsonLine: String {
+        "{\"benchmark\":\"mqtt\",\"commands\":\(commands)," + json.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+}
+
+extension Duration {
+    /// Milliseconds, with one decimal.
+    var milliseconds: String { String((seconds * 10_000).rounded() / 10) }
+}

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What /proc says of a process at one moment: CPU time (all threads, nanosecond precision from
+/// `schedstat`), CPU ticks (`stat`), context switches of all threads (every wake-up is one) and
+/// resident memory.
+struct ProcessSample {
+    var cpu: Duration
+    var ticks: Int
+    /// Context switches of all threads.
+    var switches: Int { switchesByThread.values.reduce(0, +) }
+    var switchesByThread: [String: Int] = [:]
+    var threads: Int { switchesByThread.count }
+    var residentBytes: Int
+
+    init(pid: Int32) {
+        cpu = .zero
+        for task in Self.entries(of: "/proc/\(pid)/task") {
+            let base = "/proc/\(pid)/task/\(task)"
+            if let nanoseconds = Self.read(base + "/schedstat").split(separator: " ").first.flatMap({ Int64($0) }) {
+                cpu += .nanoseconds(nanoseconds)
+            }
+            for line in Self.read(base + "/status").split(separator: "\n")
+            where line.hasPrefix("voluntary_ctxt_switches") || line.hasPrefix("nonvoluntary_ctxt_switches") {
+                switchesByThread[task, default: 0] += Int(line.split(separator: "\t").last?.trimmingWhitespace ?? "") ?? 0
+            }
+        }
+        // Fields 14 and 15 of stat (utime, stime), counted after the command's closing parenthesis.
+        let stat = Self.read("/proc/\(pid)/stat")
+        let fields = stat[(stat.lastIndex(of: ")").map { stat.index(after: $0) } ?? stat.startIndex)...].split(separator: " ")
+        ticks = (Int(fields.count > 12 ? fields[11] : "0") ?? 0) + (Int(fields.count > 12 ? fields[12] : "0") ?? 0)
+        residentBytes = 0
+        for line in Self.read("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            residentBytes = (Int(line.split(separator: " ").dropLast().last ?? "") ?? 0) * 1024
+        }
+    }
+
+    /// Wake-ups between two samples: the switches of threads alive at both, plus those of threads
+    /// started meanwhile (a thread that ended takes its count with it).
+    static func switches(from before: ProcessSample, to after: ProcessSample) -> Int {
+        after.switchesByThread.reduce(0) { total, entry in
+            total + max(0, entry.value - (before.switchesByThread[entry.key] ?? 0))
+        }
+    }
+
+    static func read(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(descriptor, &buffer, buffer.count)
+            guard count > 0 else { break }
+            bytes += buffer.prefix(count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func entries(of directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
+
+extension Substring {
+    var trimmingWhitespace: Substring {
+        drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\n" }.reversed().reduce(into: Substring()) { $0.append($1) }
+    }
+}

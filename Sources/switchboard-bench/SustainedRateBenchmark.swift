@@ -1,0 +1,90 @@
+import SwitchboardMQTT
+import SwitchboardTesting
+
+/// Commands offered at a fixed rate across the node's controls, each with a transaction, for a
+/// few seconds: every command must be answered (no loss), each control's answers must come in the
+/// order its commands went (no reordering), and each control's last published state must be its
+/// last command's value.
+@MainActor
+struct SustainedRateBenchmark {
+    struct Outcome {
+        var offered: Int
+        var sent = 0
+        var answered = 0
+        var reordered = 0
+        var wrongFinalStates = 0
+        /// From the first command to the last answer.
+        var elapsed: Duration = .zero
+        var lost: Int { sent - answered }
+        /// Commands answered per second: the rate the node kept up with.
+        var answeredRate: Double { Double(answered) / max(elapsed.seconds, 0.001) }
+        var clean: Bool { lost == 0 && reordered == 0 && wrongFinalStates == 0 }
+    }
+
+    let load: MQTTLoad
+    let controls: Int
+    var random = SeededRandom(seed: 0x5A7E)
+    var nextTransaction = 0
+
+    /// Offers `rate` commands a second for `duration`, then waits up to 10 s for the answers.
+    mutating func run(rate: Int, duration: Duration) async -> Outcome {
+        var outcome = Outcome(offered: rate)
+        let total = Int(Double(rate) * duration.seconds)
+        var lastValue = [Bool?](repeating: nil, count: controls)
+        var lastAnswered = [Int](repeating: -1, count: controls)
+        var published = [Bool?](repeating: nil, count: controls)
+        let firstTransaction = nextTransaction
+        let started = ContinuousClock.now
+        while outcome.sent < total {
+            let due = min(total, Int(Double(rate) * (ContinuousClock.now - started).seconds) + 1)
+            while outcome.sent < due {
+                let index = outcome.sent % controls
+                let value = random.next() % 2 == 0
+                lastValue[index] = value
+                load.publish("\(BenchNode.base)/controls/c\(index)/set", #"{"value": \#(value), "transaction": \#(nextTransaction)}"#)
+                nextTransaction += 1
+                outcome.sent += 1
+            }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        // Collect the answers and states until all answered, or 10 s without progress.
+        var lastProgress = ContinuousClock.now
+        while outcome.answered < outcome.sent || published.enumerated().contains(where: { lastValue[$0.offset] != nil && $0.element != lastValue[$0.offset] }),
+              let event = await load.next() {
+            switch event {
+            case .message(let message, let at):
+                let parts = message.topic.split(separator: "/")
+                guard parts.count >= 4, parts[3].hasPrefix("c"), let index = Int(parts[3].dropFirst()), index < controls else { continue }
+                if parts.count == 5, parts[4] == "result" {
+                    guard let transaction = Self.transaction(in: message.text ?? ""), transaction >= firstTransaction else { continue }
+                    outcome.answered += 1
+                    outcome.elapsed = at - started
+                    if transaction < lastAnswered[index] { outcome.reordered += 1 }
+                    lastAnswered[index] = transaction
+                } else if parts.count == 4, let text = message.text {
+                    published[index] = text.contains(#""value":true"#)
+                }
+                lastProgress = at
+            case .tick:
+                if ContinuousClock.now - lastProgress > .seconds(10) {
+                    outcome.wrongFinalStates = (0..<controls).filter { lastValue[$0] != nil && published[$0] != lastValue[$0] }.count
+                    return outcome
+                }
+            }
+        }
+        outcome.wrongFinalStates = (0..<controls).filter { lastValue[$0] != nil && published[$0] != lastValue[$0] }.count
+        return outcome
+    }
+
+    static func transaction(in text: String) -> Int? {
+        guard let range = text.range(of: #""transaction":"#) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,55 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ControlKit
+import SwitchboardCore
+
+/// What the fuzzer feeds: the parsers that read input from outside the process. The first byte
+/// chooses the parser, the rest is its input. Every parser must return (a value or a typed
+/// rejection) for any bytes: a crash, a trap or a sanitizer report is a bug.
+enum FuzzTargets {
+    /// A Zigbee2MQTT-style device (JSON with a `state` key) and a Tasmota-style one (bare words).
+    static let devices: [MQTTDeviceSettings] = {
+        let configuration = try! ConfigurationLoader.load(data: Data(#"""
+        {
+          "node": "fuzz", "mqtt": {},
+          "devices": [
+            { "id": "plug", "name": "Plug", "type": "mqtt", "mqtt": {
+                "stateTopic": "zigbee2mqtt/plug", "valueKey": "state", "onValue": "ON", "offValue": "OFF",
+                "commandTopic": "zigbee2mqtt/plug/set", "onPayload": "{\"state\":\"ON\"}", "offPayload": "{\"state\":\"OFF\"}" } },
+            { "id": "socket", "name": "Socket", "type": "mqtt", "mqtt": {
+                "stateTopic": "stat/socket/POWER", "onValue": "ON", "offValue": "OFF",
+                "commandTopic": "cmnd/socket/POWER", "onPayload": "ON", "offPayload": "OFF" } }
+          ]
+        }
+        """#.utf8))
+        return configuration.devices.compactMap(\.mqtt)
+    }()
+
+    /// Runs one input.
+    static func run(_ input: [UInt8]) {
+        guard let selector = input.first else { return }
+        let bytes = Array(input.dropFirst())
+        switch selector % 5 {
+        case 0:
+            // devices.json: every problem is a ConfigurationError; a valid file loads.
+            do {
+                _ = try ConfigurationLoader.load(data: Data(bytes))
+            } catch is ConfigurationError {
+            } catch {
+                fatalError("devices.json rejected with an untyped error: \(error)")
+            }
+        case 1:
+            _ = CommandPayload.parse(bytes)
+        case 2:
+            _ = StatePayload.value(bytes, settings: devices[0])
+        case 3:
+            _ = StatePayload.value(bytes, settings: devices[1])
+        default:
+            // A line on the local socket or a control extension's stdin.
+            _ = ControlLineProtocol.decodeCommand(Substring(String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+}

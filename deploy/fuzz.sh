@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fuzzes the parsers of outside input (devices.json, MQTT command and state payloads, the local
+# socket's line protocol) with libFuzzer and AddressSanitizer for a bounded time, starting from
+# the repository's broken devices.json corpus, the sample and example payloads. Exits non-zero
+# with the crashing input saved under .build-fuzz/crashes when any input crashes a parser.
+#
+#   deploy/fuzz.sh [SECONDS]      # default 60 (FUZZ_SECONDS)
+#   $(swift build --show-bin-path)/switchboard-fuzz FILE...   # replay inputs without the fuzzer
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-${FUZZ_SECONDS:-60}}
+
+swift build --product switchboard-fuzz --scratch-path .build-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSWITCHBOARD_FUZZING \
+    -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+fuzzer=$(swift build --scratch-path .build-fuzz --show-bin-path)/switchboard-fuzz
+
+# Seeds: the first byte picks the parser (0 devices.json, 1 command, 2 and 3 device state, 4 socket line).
+seeds=.build-fuzz/seeds crashes=.build-fuzz/crashes corpus=.build-fuzz/corpus
+rm -rf "$seeds" && mkdir -p "$seeds" "$crashes" "$corpus"
+n=0
+seed() { printf "\\x$(printf %02x "$1")" > "$seeds/$n"; cat >> "$seeds/$n"; n=$((n + 1)); }
+for file in devices.json Tests/SwitchboardCoreTests/Corpus/*.json; do seed 0 < "$file"; done
+for payload in ON OFF TOGGLE PRESS '{"value": true, "transaction": 42}' '{"value": "TOGGLE"}'; do seed 1 <<<"$payload"; done
+for payload in '{"state":"ON","brightness":254}' '{"state":"OFF"}' ON off; do seed 2 <<<"$payload"; seed 3 <<<"$payload"; done
+for line in '{"op":"status"}' '{"op":"perform","id":"porch","value":true}' '{"op":"button","id":"button","hold":"1s"}'; do seed 4 <<<"$line"; done
+
+echo "switchboard fuzz: $seconds s over $n seeds"
+ASAN_OPTIONS=detect_leaks=0 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$seeds"

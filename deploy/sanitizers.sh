@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the whole test suite (but the kernel GPIO tests, which need the HIL VM) under
+# AddressSanitizer and then ThreadSanitizer: the test bundle and every daemon and CLI it starts
+# are built with the sanitizer, in their own build folders (.build-address, .build-thread).
+# A sanitizer report stops the process that made it, which fails the test.
+#
+#   deploy/sanitizers.sh [address|thread]...    # default: both
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sanitizers=("$@")
+((${#sanitizers[@]})) || sanitizers=(address thread)
+for sanitizer in "${sanitizers[@]}"; do
+    echo "switchboard: the test suite under the ${sanitizer} sanitizer"
+    swift build --build-tests --scratch-path ".build-$sanitizer" --sanitize="$sanitizer"
+    bin=$(swift build --scratch-path ".build-$sanitizer" --show-bin-path)
+    # Leak checking is off: the Swift runtime's process-lifetime caches read as leaks at exit.
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        SWITCHBOARD_BIN_DIR="$bin" "$bin/SwitchboardPackageTests.xctest" --testing-library swift-testing \
+        --skip 'SwitchboardHILTests\.Kernel'
+done
