@@ -128,7 +128,7 @@ struct DaemonEndToEndTests {
             acknowledged[id] = result.stdout.contains(" On") || result.stdout.contains("Running")
             if index == 41 { daemon.signal(SIGKILL) }
         }
-        let state = try JSONDecoder().decode(PersistedState.self, from: Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/state.json")))
+        let state = try StateFile(directory: daemon.stateDirectory).load()
         #expect(state.outputs["porch"] == acknowledged["porch"])
         try daemon.start()
         let restored = try outputs(daemon)

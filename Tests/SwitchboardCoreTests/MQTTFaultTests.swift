@@ -115,7 +115,7 @@ struct MQTTFaultTests {
         let other = busy == "porch" ? "fan" : "porch"
 
         // The state file parses; the control with no command in flight is exactly as last published.
-        let saved = try JSONDecoder().decode(PersistedState.self, from: Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/state.json")))
+        let saved = try StateFile(directory: daemon.stateDirectory).load()
         #expect(saved.outputs[other] == published[other])
         #expect(saved.outputs[busy] == published[busy] || saved.outputs[busy] == busyValue)
 

@@ -19,6 +19,50 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: file.path + ".tmp"))
     }
 
+    @Test func outputChangesAreJournalLinesOverTheSnapshotAndATornLineIsIgnored() throws {
+        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = StateFile(directory: directory)
+        var state = PersistedState()
+        state.outputs = ["porch": false, "fan": false]
+        state.locked = true
+        try file.save(state)
+        state.outputs["porch"] = true
+        try file.record(output: "porch", value: true, in: state)
+        state.outputs["fan"] = true
+        try file.record(output: "fan", value: true, in: state)
+        #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "o\tporch\t1\no\tfan\t1\n")
+        #expect(try file.load() == state)
+
+        // A power cut in the middle of a line: the torn line is not a change.
+        let handle = try #require(FileHandle(forWritingAtPath: file.journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data("o\tporch\t".utf8))
+        try handle.close()
+        #expect(try file.load() == state)
+
+        // A new snapshot starts the journal again.
+        try file.save(state)
+        #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "")
+        #expect(try file.load() == state)
+    }
+
+    @Test func aLongJournalIsCompactedIntoASnapshot() throws {
+        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = StateFile(directory: directory)
+        var state = PersistedState()
+        for index in 0...StateFile.compactionThreshold {
+            state.outputs["porch"] = index % 2 == 0
+            try file.record(output: "porch", value: index % 2 == 0, in: state)
+        }
+        #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "", "the 1,001st change wrote a snapshot")
+        #expect(try JSONDecoder().decode(PersistedState.self, from: Data(contentsOf: URL(fileURLWithPath: file.path))) == state)
+        #expect(try file.load() == state)
+    }
+
     @Test func corruptStateFileIsAnErrorThatSaysWhatToDo() throws {
         let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

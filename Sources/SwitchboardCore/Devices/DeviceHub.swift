@@ -102,7 +102,7 @@ public final class DeviceHub: Sendable {
             try state.withLock { state in
                 try output.line.setValue(value)
                 state.persisted.outputs[id] = value
-                try stateFile?.save(state.persisted)
+                try stateFile?.record(output: id, value: value, in: state.persisted)
                 flusher?.noteSaved()
             }
             return

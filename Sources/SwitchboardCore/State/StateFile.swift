@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// What survives a restart: every output's last value, the placements people added or configured
 /// at runtime, running auto-off deadlines, and the lock state.
@@ -33,58 +34,117 @@ public struct PersistedState: Sendable, Codable, Equatable {
     public init() {}
 }
 
-/// The state file, written atomically: a temporary file is written and renamed over the old one,
-/// so however the daemon dies (kill -9 included) the file is the old state or the new one, never
-/// a mixture. ``save(_:)`` leaves the data to the kernel; ``flush()`` puts it on storage (a
-/// ``StateFlusher`` calls it at most once a second while changes come), so a power cut loses at
-/// most the last second of changes and a burst of commands costs one storage write, not one each.
-public struct StateFile: Sendable {
+/// The node's state on disk: a snapshot, `state.json`, and a journal, `state.journal`, of the
+/// output changes made since.
+///
+/// - An output change appends one line to the journal (one `write`): a few microseconds, and
+///   whole or absent however the daemon dies (kill -9 included); a torn last line (a power cut
+///   mid-write) is ignored when loading.
+/// - Other changes (placements, lock, auto-off), and every 1,000 journal lines, write a new
+///   snapshot: a temporary file renamed over the old one, so it is the old state or the new one;
+///   then the journal starts again.
+/// - ``save(_:)`` and ``record(output:value:)`` leave the data to the kernel; ``flush()`` puts it
+///   on storage (a ``StateFlusher`` calls it at most once a second while changes come), so a power
+///   cut loses at most the last second of changes and a burst of commands is one storage write.
+public final class StateFile: Sendable {
     /// `<state-dir>/state.json`.
     public let path: String
+    /// `<state-dir>/state.journal`.
+    public let journalPath: String
+    /// Journal lines after which the next change writes a snapshot instead.
+    public static let compactionThreshold = 1_000
 
-    public init(directory: String) { path = directory + "/state.json" }
-
-    /// The saved state; an empty state if there is none yet.
-    /// - Throws: ``StateFileError`` if the file exists but cannot be read as state.
-    public func load() throws -> PersistedState {
-        guard let data = FileManager.default.contents(atPath: path) else { return PersistedState() }
-        do {
-            return try JSONDecoder().decode(PersistedState.self, from: data)
-        } catch {
-            throw StateFileError(path: path, reason: "is not a Switchboard state file (\(error)); move it aside to start from devices.json's restore policies")
-        }
+    private struct Journal {
+        /// The open journal (O_APPEND), or -1 before the first change.
+        var descriptor: Int32 = -1
+        var lines = 0
     }
 
-    /// Replaces the saved state.
+    // Invariant: the journal descriptor is only used under the mutex and closed once, in deinit.
+    private let journal = Mutex(Journal())
+
+    public init(directory: String) {
+        path = directory + "/state.json"
+        journalPath = directory + "/state.journal"
+    }
+
+    deinit {
+        journal.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
+    }
+
+    /// The saved state: the snapshot with the journal's changes applied; an empty state if there
+    /// is none yet.
+    /// - Throws: ``StateFileError`` if the snapshot exists but cannot be read as state.
+    public func load() throws -> PersistedState {
+        var state = PersistedState()
+        if let data = FileManager.default.contents(atPath: path) {
+            do {
+                state = try JSONDecoder().decode(PersistedState.self, from: data)
+            } catch {
+                throw StateFileError(path: path, reason: "is not a Switchboard state file (\(error)); move it aside to start from devices.json's restore policies")
+            }
+        }
+        if let data = FileManager.default.contents(atPath: journalPath) {
+            // Only whole lines count: a line without its newline was torn by a power cut.
+            for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
+                let fields = line.split(separator: UInt8(ascii: "\t"))
+                guard fields.count == 3, fields[0].elementsEqual("o".utf8), fields[2].count == 1 else { continue }
+                state.outputs[String(decoding: fields[1], as: UTF8.self)] = fields[2].first == UInt8(ascii: "1")
+            }
+        }
+        return state
+    }
+
+    /// Records one output's new value: a journal line, or a snapshot of `state` (which must hold
+    /// the change) when the journal is due for compaction.
+    public func record(output id: String, value: Bool, in state: PersistedState) throws {
+        let compact = try journal.withLock { journal -> Bool in
+            guard journal.lines < Self.compactionThreshold, !id.contains("\t"), !id.contains("\n") else { return true }
+            if journal.descriptor < 0 {
+                journal.descriptor = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+                guard journal.descriptor >= 0 else {
+                    throw StateFileError(path: journalPath, reason: "cannot be opened: \(String(cString: strerror(errno)))")
+                }
+            }
+            try Self.writeAll(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
+            journal.lines += 1
+            return false
+        }
+        if compact { try save(state) }
+    }
+
+    /// Replaces the saved state with a new snapshot and starts the journal again.
     public func save(_ state: PersistedState) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(state)
         let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        guard descriptor >= 0 else { throw StateFileError(path: temporary, reason: "cannot be created: \(String(cString: strerror(errno)))") }
-        var failure: String?
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "cannot be written: \(String(cString: strerror(errno)))"
-                    return
-                }
-                offset += written
+        try journal.withLock { journal in
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+            guard descriptor >= 0 else { throw StateFileError(path: temporary, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+            do {
+                try Self.writeAll(Array(data), to: descriptor, path: temporary)
+            } catch {
+                close(descriptor)
+                throw error
             }
-        }
-        close(descriptor)
-        if let failure { throw StateFileError(path: temporary, reason: failure) }
-        guard rename(temporary, path) == 0 else {
-            throw StateFileError(path: path, reason: "cannot be replaced: \(String(cString: strerror(errno)))")
+            close(descriptor)
+            guard rename(temporary, path) == 0 else {
+                throw StateFileError(path: path, reason: "cannot be replaced: \(String(cString: strerror(errno)))")
+            }
+            // The snapshot holds everything the journal said; lines replayed over it after a
+            // crash before this truncation only repeat it.
+            if journal.descriptor >= 0 { close(journal.descriptor) }
+            journal.descriptor = open(journalPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o640)
+            journal.lines = 0
         }
     }
 
-    /// Puts the last saved state on storage: syncs the file, then its folder (for the rename).
+    /// Puts what was saved on storage: syncs the journal, the snapshot and their folder.
     public func flush() {
+        journal.withLock { journal in
+            if journal.descriptor >= 0 { fsync(journal.descriptor) }
+        }
         let file = open(path, O_RDONLY | O_CLOEXEC)
         if file >= 0 {
             fsync(file)
@@ -95,6 +155,18 @@ public struct StateFile: Sendable {
         if folder >= 0 {
             fsync(folder)
             close(folder)
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StateFileError(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
+            }
+            offset += written
         }
     }
 }
