@@ -30,8 +30,11 @@ public final class MQTTConnection: @unchecked Sendable {
 
     private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
     private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    private let waiting = WaitingCount()
     /// Messages on the subscribed topics.
-    public let messages: AsyncStream<MQTTMessage>
+    public let messages: MQTTMessages
+    /// Messages received and not yet taken from ``messages``.
+    public var waitingMessages: Int { waiting.value }
     /// Connection events.
     public let events: AsyncStream<MQTTConnectionEvent>
 
@@ -40,7 +43,9 @@ public final class MQTTConnection: @unchecked Sendable {
     public init(_ configuration: MQTTClientConfiguration) throws {
         self.configuration = configuration
         backoff = configuration.reconnect
-        (messages, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
+        self.messageContinuation = messageContinuation
+        messages = MQTTMessages(stream: stream, waiting: waiting)
         (events, eventContinuation) = AsyncStream<MQTTConnectionEvent>.makeStream(bufferingPolicy: .unbounded)
         let handle = try Libmosquitto.new(clientID: configuration.clientID, cleanSession: configuration.cleanSession,
                                           context: Unmanaged.passUnretained(self).toOpaque())
@@ -241,6 +246,7 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     fileprivate func didReceive(_ message: MQTTMessage) {
+        waiting.received()
         messageContinuation.yield(message)
     }
 }

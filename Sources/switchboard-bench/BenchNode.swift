@@ -33,7 +33,11 @@ final class BenchNode: @unchecked Sendable {
 
     deinit {
         _ = process.stop(signal: SIGTERM)
-        try? FileManager.default.removeItem(atPath: directory)
+        if ProcessInfo.processInfo.environment["SWITCHBOARD_BENCH_KEEP"] == "1" {
+            print("switchboard-bench: kept \(directory)")
+        } else {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     var pid: Int32 { process.pid ?? 0 }

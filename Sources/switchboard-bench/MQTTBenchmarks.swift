@@ -28,7 +28,7 @@ struct MQTTBenchmarks {
         let load = try await MQTTLoad(port: broker.port, filters: ["\(BenchNode.base)/controls/+", "\(BenchNode.base)/controls/+/result", "floor/+"])
         defer { load.stop() }
         _ = await load.drain(quiet: .seconds(1))
-        row("RSS at idle", "\(node.sample.residentBytes / 1024) KiB", json: "rss_idle_kib", String(node.sample.residentBytes / 1024))
+        row("RSS at idle", Self.memory(node.sample), json: "rss_idle_kib", String(node.sample.residentBytes / 1024))
 
         var nodeTrips = RoundTripBenchmark(load: load, target: .node(controls: 64))
         var floorTrips = RoundTripBenchmark(load: load, target: .floor(controls: 64))
@@ -73,7 +73,7 @@ struct MQTTBenchmarks {
             "\(storm.presentations) presentations, \(storm.wrongFinalStates) wrong final, \(storm.elapsed.milliseconds) ms, CPU \(storm.cpuPerMessage.microseconds) µs/message")
         json += [("storm_presentations", String(storm.presentations)), ("storm_wrong_final", String(storm.wrongFinalStates)),
                  ("storm_cpu_per_message_us", storm.cpuPerMessage.microseconds), ("storm_ms", storm.elapsed.milliseconds)]
-        row("RSS after the load", "\(node.sample.residentBytes / 1024) KiB", json: "rss_loaded_kib", String(node.sample.residentBytes / 1024))
+        row("RSS after the load", Self.memory(node.sample), json: "rss_loaded_kib", String(node.sample.residentBytes / 1024))
 
         _ = await load.drain(quiet: .seconds(2))
         let idleBefore = node.sample
@@ -84,6 +84,11 @@ struct MQTTBenchmarks {
         row("idle \(idleSeconds) s with MQTT connected (keepalive 60 s)",
             "\(idleAfter.ticks - idleBefore.ticks) CPU ticks, \(switches) wake-ups (\(String(format: "%.2f", wakeups))/s), \(idleAfter.threads) threads")
         json += [("idle_ticks", String(idleAfter.ticks - idleBefore.ticks)), ("idle_wakeups_per_s", String(format: "%.3f", wakeups))]
+        row("RSS after the idle period", Self.memory(idleAfter), json: "rss_after_idle_kib", String(idleAfter.residentBytes / 1024))
+    }
+
+    static func memory(_ sample: ProcessSample) -> String {
+        "\(sample.residentBytes / 1024) KiB (\(sample.anonymousBytes / 1024) KiB its own, the rest shared library pages)"
     }
 
     static func ratio(_ a: Duration, _ b: Duration) -> String {

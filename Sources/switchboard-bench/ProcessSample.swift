@@ -13,6 +13,8 @@ struct ProcessSample {
     var switchesByThread: [String: Int] = [:]
     var threads: Int { switchesByThread.count }
     var residentBytes: Int
+    /// Resident memory that is the process's own (heap, stacks), not shared library pages.
+    var anonymousBytes: Int
 
     init(pid: Int32) {
         cpu = .zero
@@ -31,8 +33,11 @@ struct ProcessSample {
         let fields = stat[(stat.lastIndex(of: ")").map { stat.index(after: $0) } ?? stat.startIndex)...].split(separator: " ")
         ticks = (Int(fields.count > 12 ? fields[11] : "0") ?? 0) + (Int(fields.count > 12 ? fields[12] : "0") ?? 0)
         residentBytes = 0
-        for line in Self.read("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            residentBytes = (Int(line.split(separator: " ").dropLast().last ?? "") ?? 0) * 1024
+        anonymousBytes = 0
+        for line in Self.read("/proc/\(pid)/status").split(separator: "\n") {
+            let kibibytes = (Int(line.split(separator: " ").dropLast().last ?? "") ?? 0) * 1024
+            if line.hasPrefix("VmRSS:") { residentBytes = kibibytes }
+            if line.hasPrefix("RssAnon:") { anonymousBytes = kibibytes }
         }
     }
 

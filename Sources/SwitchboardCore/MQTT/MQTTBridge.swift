@@ -6,6 +6,7 @@ import Foundation
 import ControlKit
 import Synchronization
 import SwitchboardMQTT
+import SwitchboardSupport
 
 /// Connects a node to the home's MQTT broker under Switchboard's topic contract: presentations
 /// out (retained, only when changed, all again after every reconnect), commands, reloads, lock
@@ -85,7 +86,20 @@ public final class MQTTBridge: Sendable {
                 for await event in self.connection.events { await self.handle(event) }
             }
             group.addTask {
-                for await message in self.connection.messages { await self.handle(message) }
+                // After a burst (1,000 messages or more waiting at some point), once all are
+                // handled, the memory they took goes back to the system.
+                var burst = 0
+                for await message in self.connection.messages {
+                    await self.handle(message)
+                    burst += 1
+                    if self.connection.waitingMessages == 0 {
+                        if burst >= 1_000 {
+                            MemoryRelease.releaseFreeMemory()
+                            self.log(.debug, "mqtt: handled a burst of \(burst) messages; freed memory returned to the system")
+                        }
+                        burst = 0
+                    }
+                }
             }
             group.addTask {
                 for await change in changes { await self.publish(change) }
