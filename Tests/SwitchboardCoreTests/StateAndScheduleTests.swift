@@ -3,12 +3,17 @@ import SwitchboardCore
 import SwitchboardSupport
 import Testing
 
+/// A fresh folder under the temporary directory, removed when the value goes.
+final class TemporaryFolder {
+    let path = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
 @Suite struct StateFileTests {
     @Test func savesAndLoadsAndLeavesNoTemporaryFile() throws {
-        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = StateFile(directory: directory)
+        let folder = try TemporaryFolder()
+        let file = StateFile(directory: folder.path)
         #expect(try file.load() == PersistedState())
         var state = PersistedState()
         state.outputs = ["porch": true, "fan": false]
@@ -20,10 +25,8 @@ import Testing
     }
 
     @Test func outputChangesAreJournalLinesOverTheSnapshotAndATornLineIsIgnored() throws {
-        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = StateFile(directory: directory)
+        let folder = try TemporaryFolder()
+        let file = StateFile(directory: folder.path)
         var state = PersistedState()
         state.outputs = ["porch": false, "fan": false]
         state.locked = true
@@ -49,10 +52,8 @@ import Testing
     }
 
     @Test func aLongJournalIsCompactedIntoASnapshot() throws {
-        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = StateFile(directory: directory)
+        let folder = try TemporaryFolder()
+        let file = StateFile(directory: folder.path)
         var state = PersistedState()
         for index in 0...StateFile.compactionThreshold {
             state.outputs["porch"] = index % 2 == 0
@@ -64,9 +65,8 @@ import Testing
     }
 
     @Test func corruptStateFileIsAnErrorThatSaysWhatToDo() throws {
-        let directory = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let folder = try TemporaryFolder()
+        let directory = folder.path
         try "{\"outputs\": 3}".write(toFile: directory + "/state.json", atomically: true, encoding: .utf8)
         #expect { try StateFile(directory: directory).load() } throws: { error in
             String(describing: error).hasSuffix("move it aside to start from devices.json's restore policies")

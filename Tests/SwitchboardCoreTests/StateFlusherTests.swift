@@ -6,10 +6,15 @@ import Testing
 /// node stops.
 @Suite(.timeLimit(.minutes(1)))
 struct StateFlusherTests {
-    @Test func savesInOneWindowShareOneFlushAndALaterSaveStartsTheNext() async {
+    /// A flusher with a one-second window on a manual clock, counting its flushes.
+    static func flusher() -> (ManualClock, Probe<Int>, StateFlusher) {
         let clock = ManualClock()
         let flushes = Probe(0)
-        let flusher = StateFlusher(window: .seconds(1), clock: clock) { flushes.update { $0 += 1 } }
+        return (clock, flushes, StateFlusher(window: .seconds(1), clock: clock) { flushes.update { $0 += 1 } })
+    }
+
+    @Test func savesInOneWindowShareOneFlushAndALaterSaveStartsTheNext() async {
+        let (clock, flushes, flusher) = Self.flusher()
         await withRunningService({ await flusher.run() }) {
             flusher.noteSaved()
             await clock.waitForSleepers(1)
@@ -33,9 +38,7 @@ struct StateFlusherTests {
     }
 
     @Test func stoppingFlushesWhatIsPendingAtOnce() async {
-        let clock = ManualClock()
-        let flushes = Probe(0)
-        let flusher = StateFlusher(window: .seconds(1), clock: clock) { flushes.update { $0 += 1 } }
+        let (clock, flushes, flusher) = Self.flusher()
         await withRunningService({ await flusher.run() }) {
             flusher.noteSaved()
             await clock.waitForSleepers(1)
