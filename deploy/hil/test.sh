@@ -29,7 +29,8 @@ echo "switchboard HIL: kernel $kernel"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-HIL_KERNEL=$kernel deploy/hil/vm.sh -t "${HIL_TIMEOUT:-1200}" -e SWITCHBOARD_BIN_DIR="$(dirname "$bundle")" -- \
+# The repository is shared at its own path: a clone under /tmp would be hidden by the guest's /tmp.
+HIL_KERNEL=$kernel deploy/hil/vm.sh -t "${HIL_TIMEOUT:-1200}" -w "$PWD" -e SWITCHBOARD_BIN_DIR="$(dirname "$bundle")" -- \
     "$bundle" --testing-library swift-testing --filter 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
 status=${PIPESTATUS[0]}
 set -e

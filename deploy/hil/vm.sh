@@ -5,20 +5,23 @@
 # and loopback networking. The command's output streams to standard output; the script exits with
 # the command's status, 124 when the time limit passed, 125 when the VM itself failed.
 #
-#   deploy/hil/vm.sh [-t SECONDS] [-e VAR=VALUE]... [-C DIRECTORY] [--] COMMAND [ARGUMENT...]
+#   deploy/hil/vm.sh [-t SECONDS] [-e VAR=VALUE]... [-w DIRECTORY]... [-C DIRECTORY] [--] COMMAND [ARGUMENT...]
 #
 #   -t  time limit for the whole run (default 900)
 #   -e  an environment variable for the command (repeatable)
+#   -w  a host folder shared read-write at the same path (repeatable); needed for folders under
+#       /tmp, /run or /dev, which the guest mounts afresh
 #   -C  the command's working directory (default: this one)
 # Env: HIL_KERNEL (the kernel image, required), SWITCHBOARD_HIL_CACHE (initramfs cache),
 #      HIL_ACCEL (tcg or kvm; default kvm when /dev/kvm boots a guest, else tcg),
 #      HIL_CONSOLE=1 to copy the guest's kernel log to standard error.
 set -euo pipefail
-limit=900 directory=$PWD environment=()
-while getopts ":t:e:C:" option; do
+limit=900 directory=$PWD environment=() shared=()
+while getopts ":t:e:w:C:" option; do
     case $option in
         t) limit=$OPTARG ;;
         e) [[ $OPTARG == *=* ]] || { echo "vm.sh: -e takes VAR=VALUE, not \"$OPTARG\"" >&2; exit 2; }; environment+=("$OPTARG") ;;
+        w) shared+=("$(realpath -e "$OPTARG")") ;;
         C) directory=$OPTARG ;;
         *) sed -n '2,16p' "$0" >&2; exit 2 ;;
     esac
@@ -61,6 +64,9 @@ for d in /root/dev/shm /root/tmp; do mount -t tmpfs -o mode=1777 none $d; done
 mount -t tmpfs -o mode=0755 none /root/run
 mkdir -p /root/run/switchboard-hil
 mount -t 9p -o $p9 run /root/run/switchboard-hil || fail "cannot mount the run folder"
+while read -r tag path; do
+    mkdir -p "/root$path" && mount -t 9p -o $p9 "$tag" "/root$path" || fail "cannot mount $path"
+done </root/run/switchboard-hil/shared
 ip link set lo up
 hostname switchboard-hil
 chroot /root /bin/sh /run/switchboard-hil/command >/root/run/switchboard-hil/output 2>&1
@@ -94,6 +100,12 @@ trap 'exit 130' INT TERM
     printf 'exec'; printf ' %q' "$@"; echo
 } >"$run/command"
 : >"$run/output"
+shares=()
+: >"$run/shared"
+for index in "${!shared[@]}"; do
+    shares+=(-virtfs "local,path=${shared[$index]},mount_tag=shared$index,security_model=none,multidevs=remap")
+    echo "shared$index ${shared[$index]}" >>"$run/shared"
+done
 
 accel=${HIL_ACCEL:-}
 if [[ -z $accel ]]; then
@@ -115,7 +127,7 @@ timeout -k 5 "$limit" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2
     -kernel "$kernel" -initrd "$initramfs" -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3" \
     -serial "file:$run/console" \
     -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
-    -virtfs "local,path=$run,mount_tag=run,security_model=none" \
+    -virtfs "local,path=$run,mount_tag=run,security_model=none" "${shares[@]}" \
     </dev/null >"$run/qemu" 2>&1 &
 qemu=$!
 tail -n +1 -F -s 0.2 --pid="$qemu" "$run/output" 2>/dev/null &
