@@ -17,9 +17,13 @@ struct MQTTConnectionTests {
         let broker = try MosquittoBroker()
         let a = try client(broker, id: "a"), b = try client(broker, id: "b")
         var events = a.events.makeAsyncIterator()
+        a.subscribe("home/porch/state", qos: 1)
         a.start()
         #expect(await events.next() == .connected)
         a.publish(MQTTMessage(topic: "home/porch/state", text: "ON", qos: 1, retain: true))
+        // Once its own message came back through the broker, the broker holds it as retained.
+        var own = a.messages.makeAsyncIterator()
+        #expect(await own.next()?.text == "ON")
 
         var bEvents = b.events.makeAsyncIterator()
         b.subscribe("home/+/state", qos: 1)
