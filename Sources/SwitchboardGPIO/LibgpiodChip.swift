@@ -2,12 +2,12 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import SwitchboardSupport
 
 /// A real GPIO chip through libgpiod. Owns its `gpiod_chip` handle and closes it when freed.
 public final class LibgpiodChip: GPIOChip {
     // Invariant: the handle is used only under the mutex, and closed once, in deinit.
-    private let handle: Mutex<OpaquePointer>
+    private let handle: Locked<OpaquePointer>
     public let info: GPIOChipInfo
 
     /// Opens a chip by path (`/dev/gpiochip0`), name (`gpiochip0`), label (`pinctrl-bcm2835`) or number.
@@ -16,7 +16,7 @@ public final class LibgpiodChip: GPIOChip {
         let chip = try Libgpiod.openChip(descriptor)
         let name = Libgpiod.info(of: chip, path: "").name
         info = Libgpiod.info(of: chip, path: "/dev/" + name)
-        handle = Mutex(chip)
+        handle = Locked(chip)
     }
 
     deinit {
@@ -74,7 +74,7 @@ final class LibgpiodLineRequest: GPIOLineRequest {
     }
 
     // Invariant: the line handle is used only under the mutex and never after `released`.
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let chip: LibgpiodChip  // keeps the chip (and so the line handle) alive
     let offset: Int
     private let name: String
@@ -82,7 +82,7 @@ final class LibgpiodLineRequest: GPIOLineRequest {
 
     init(chip: LibgpiodChip, line: OpaquePointer, offset: Int, name: String, configuration: GPIOLineConfiguration) {
         self.chip = chip
-        self.state = Mutex(State(line: line))
+        self.state = Locked(State(line: line))
         self.offset = offset
         self.name = name
         self.configuration = configuration

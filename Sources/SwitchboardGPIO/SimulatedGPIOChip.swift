@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardSupport
 
 /// A GPIO chip in memory, behind the same ``GPIOChip`` protocol as the real one: named lines,
@@ -37,13 +36,13 @@ public final class SimulatedGPIOChip: GPIOChip {
 
     // Invariant: all line state is behind the mutex; stream continuations are yielded to
     // under it (yielding never blocks).
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let clock: AnyClock
     public let info: GPIOChipInfo
 
     /// A chip with one line per name (nil for an unnamed line).
     public init(name: String = "gpiochip0", label: String = "switchboard-sim", lineNames: [String?], clock: some Clock<Duration> = ContinuousClock()) {
-        state = Mutex(State(lines: lineNames.map { Line(name: $0) }))
+        state = Locked(State(lines: lineNames.map { Line(name: $0) }))
         self.clock = AnyClock(clock)
         info = GPIOChipInfo(name: name, label: label, path: "simulated", lineCount: lineNames.count)
     }

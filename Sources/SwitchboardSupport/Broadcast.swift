@@ -1,11 +1,10 @@
-import Synchronization
 
 /// Fans elements out to any number of `AsyncStream` subscribers: control center changes, Action
 /// button announcements.
 public final class Broadcast<Element: Sendable>: Sendable {
     // Invariant: the continuations are only touched under the mutex; yielding to an
     // AsyncStream continuation never blocks.
-    private let observers = Mutex<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
+    private let observers = Locked<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
 
     public init() {}
 

@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardSupport
 
 /// A clock that moves only when a test advances it, so that anything timed (debounce, hold,
@@ -21,7 +20,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     // Invariant: all state is behind the mutex; continuations are resumed after it is released.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

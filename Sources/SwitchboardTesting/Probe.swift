@@ -1,11 +1,11 @@
-import Synchronization
+import SwitchboardSupport
 
 /// A thread-safe box a test shares with the code under test: counters, flags, recorded values.
 public final class Probe<Value: Sendable>: Sendable {
     // Invariant: the value is only read or written under the mutex.
-    private let storage: Mutex<Value>
+    private let storage: Locked<Value>
 
-    public init(_ value: Value) { storage = Mutex(value) }
+    public init(_ value: Value) { storage = Locked(value) }
 
     /// The value now.
     public var value: Value { storage.withLock { $0 } }

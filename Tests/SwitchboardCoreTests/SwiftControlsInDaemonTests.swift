@@ -3,12 +3,12 @@ import Foundation
 import SwitchboardCore
 import SwitchboardGPIO
 import SwitchboardTesting
-import Synchronization
+import SwitchboardSupport
 import Testing
 
 /// A Swift control, as a user's bundle would have one.
 struct DoorbellChime: ControlWidget {
-    nonisolated static let chimes = Mutex(0)
+    nonisolated static let chimes = Locked(0)
     nonisolated static let kind = "com.example.DoorbellChime"
 
     var body: some ControlWidgetConfiguration {

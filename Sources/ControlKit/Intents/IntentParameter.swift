@@ -1,4 +1,4 @@
-import Synchronization
+import SwitchboardSupport
 
 /// A parameter of an intent: `@Parameter(title: "Light") var light: LightEntity`.
 ///
@@ -8,8 +8,8 @@ import Synchronization
 public struct IntentParameter<Value: _IntentValue>: Sendable {
     /// Holds the value; shared between copies until one of them writes (copy on write).
     final class Storage: Sendable {
-        let value: Mutex<Value?>
-        init(_ value: Value?) { self.value = Mutex(value) }
+        let value: Locked<Value?>
+        init(_ value: Value?) { self.value = Locked(value) }
         func load() -> Value? { value.withLock { $0 } }
         func store(_ newValue: Value?) { value.withLock { $0 = newValue } }
     }

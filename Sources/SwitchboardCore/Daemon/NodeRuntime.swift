@@ -1,5 +1,4 @@
 import ControlKit
-import Synchronization
 import SwitchboardGPIO
 import SwitchboardSupport
 
@@ -13,7 +12,7 @@ public final class NodeRuntime: Sendable {
     public let handler: ControlCommandHandler
     /// The MQTT side, when devices.json configures a broker (set once, at the end of init).
     public var bridge: MQTTBridge? { bridgeBox.withLock { $0 } }
-    private let bridgeBox = Mutex<MQTTBridge?>(nil)
+    private let bridgeBox = Locked<MQTTBridge?>(nil)
     /// The Action buttons, by id.
     public let actionButtons: [String: ActionButtonService]
     let speech = SpeechAnnouncer()

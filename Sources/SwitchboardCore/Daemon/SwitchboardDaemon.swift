@@ -7,7 +7,6 @@ import Foundation
 import Glibc
 #endif
 import ControlKit
-import Synchronization
 import SwitchboardGPIO
 import SwitchboardSupport
 
@@ -28,10 +27,10 @@ public final class SwitchboardDaemon: Sendable {
     let options: DaemonOptions
     let log: Log
     let notifier = SystemdNotifier()
-    private let current = Mutex<NodeRuntime?>(nil)
+    private let current = Locked<NodeRuntime?>(nil)
     /// Controls compiled into a Swift bundle, served beside devices.json's.
     private let swiftControls: [ControlDefinition]
-    private let chips = Mutex<[String: any GPIOChip]>([:])
+    private let chips = Locked<[String: any GPIOChip]>([:])
 
     public init(options: DaemonOptions, log: Log = Log(), swiftControls: [ControlDefinition] = []) {
         self.options = options

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 import SwitchboardSupport
 
 /// Runs the auto-off schedule: switches devices off when their time comes, asks for their
@@ -17,7 +16,7 @@ public final class AutoOffService: Sendable {
     }
 
     // Invariant: the schedule is read and changed only under the mutex.
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let clock: AnyClock
     private let wallClock: @Sendable () -> Double
     private let wakeups: AsyncStream<Void>

@@ -1,5 +1,4 @@
 import ControlKit
-import Synchronization
 import SwitchboardGPIO
 import SwitchboardSupport
 
@@ -25,10 +24,10 @@ public final class DeviceHub: Sendable {
     public let flusher: StateFlusher?
     // Invariant: the persisted state and remote values change only under this mutex, and the
     // file is written under it, so saves happen in the order changes do.
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let clock: AnyClock
     /// Sends a command to a device living in another system; set once MQTT connects.
-    private let remoteCommands = Mutex<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
+    private let remoteCommands = Locked<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
 
     /// Requests every output line with its restored initial value, so nothing glitches, or takes
     /// it still requested, at its level, from the previous configuration's `handover`. Nothing
@@ -73,7 +72,7 @@ public final class DeviceHub: Sendable {
         self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.stateFile = stateFile
         self.flusher = stateFile.map { file in StateFlusher(clock: clock) { file.flush() } }
-        self.state = Mutex(State(persisted: persisted))
+        self.state = Locked(State(persisted: persisted))
         self.clock = AnyClock(clock)
     }
 

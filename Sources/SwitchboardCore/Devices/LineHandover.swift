@@ -1,4 +1,4 @@
-import Synchronization
+import SwitchboardSupport
 import SwitchboardGPIO
 
 /// Output lines passed from one configuration to the next on SIGHUP, still requested, so a relay
@@ -22,9 +22,9 @@ public final class LineHandover: Sendable {
         }
     }
 
-    private let lines: Mutex<[Key: any GPIOLineRequest]>
+    private let lines: Locked<[Key: any GPIOLineRequest]>
 
-    init(_ lines: [Key: any GPIOLineRequest]) { self.lines = Mutex(lines) }
+    init(_ lines: [Key: any GPIOLineRequest]) { self.lines = Locked(lines) }
 
     /// No lines: a first start.
     public static var none: LineHandover { LineHandover([:]) }

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import ControlKit
-import Synchronization
 import SwitchboardMQTT
 import SwitchboardSupport
 
@@ -33,7 +32,7 @@ public final class MQTTBridge: Sendable {
     }
 
     // Invariant: only touched under the mutex.
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// - Throws: ``MQTTError`` for bad TLS or client settings, or an unreadable password file.
     public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log) throws {

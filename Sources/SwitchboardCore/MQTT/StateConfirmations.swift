@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import SwitchboardSupport
 
 /// Waits for other systems to confirm a command on their state topics: a control bound to such a
 /// device completes when the state topic reports the new value, or fails after a timeout.
@@ -13,7 +13,7 @@ final class StateConfirmations: Sendable {
 
     // Invariant: waiters are added and removed only under the mutex; each is resumed exactly once,
     // by whichever comes first, the confirmation or the timeout.
-    private let state = Mutex<(next: Int, waiters: [Waiter])>((0, []))
+    private let state = Locked<(next: Int, waiters: [Waiter])>((0, []))
     private let timers = DispatchQueue(label: "switchboard.mqtt.confirmations")
 
     /// Calls `send`, then returns true once `device` reports `value`, false if it has not within

@@ -7,7 +7,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import ControlKit
-import Synchronization
 import SwitchboardSupport
 
 /// Just a command's `op`, to route the daemon's own commands.
@@ -116,7 +115,7 @@ struct SocketSession {
 /// What an Action button announced during one simulated press.
 private final class AnnouncementLog: Sendable {
     // Invariant: only touched under the mutex.
-    private let storage = Mutex<[ActionButtonAnnouncement]>([])
+    private let storage = Locked<[ActionButtonAnnouncement]>([])
     func append(_ announcement: ActionButtonAnnouncement) { storage.withLock { $0.append(announcement) } }
     var entries: [ActionButtonAnnouncement] { storage.withLock { $0 } }
 }

@@ -6,7 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import SwitchboardSupport
 
 /// What survives a restart: every output's last value, the placements people added or configured
 /// at runtime, running auto-off deadlines, and the lock state.
@@ -61,7 +61,7 @@ public final class StateFile: Sendable {
     }
 
     // Invariant: the journal descriptor is only used under the mutex and closed once, in deinit.
-    private let journal = Mutex(Journal())
+    private let journal = Locked(Journal())
 
     public init(directory: String) {
         path = directory + "/state.json"
