@@ -30,11 +30,8 @@ public final class MQTTConnection: @unchecked Sendable {
 
     private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
     private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
-    private let waiting = WaitingCount()
     /// Messages on the subscribed topics.
-    public let messages: MQTTMessages
-    /// Messages received and not yet taken from ``messages``.
-    public var waitingMessages: Int { waiting.value }
+    public let messages: AsyncStream<MQTTMessage>
     /// Connection events.
     public let events: AsyncStream<MQTTConnectionEvent>
 
@@ -43,9 +40,7 @@ public final class MQTTConnection: @unchecked Sendable {
     public init(_ configuration: MQTTClientConfiguration) throws {
         self.configuration = configuration
         backoff = configuration.reconnect
-        let (stream, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
-        self.messageContinuation = messageContinuation
-        messages = MQTTMessages(stream: stream, waiting: waiting)
+        (messages, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
         (events, eventContinuation) = AsyncStream<MQTTConnectionEvent>.makeStream(bufferingPolicy: .unbounded)
         let handle = try Libmosquitto.new(clientID: configuration.clientID, cleanSession: configuration.cleanSession,
                                           context: Unmanaged.passUnretained(self).toOpaque())
@@ -246,7 +241,6 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     fileprivate func didReceive(_ message: MQTTMessage) {
-        waiting.received()
         messageContinuation.yield(message)
     }
 }

@@ -20,12 +20,17 @@ final class BenchNode: @unchecked Sendable {
         try Self.configuration(controls: controls, remotes: remotes, port: port).write(toFile: directory + "/devices.json", atomically: true, encoding: .utf8)
         let notify = try ReadyListener(path: directory + "/notify.sock")
         let started = ContinuousClock.now
+        // SWITCHBOARD_BENCH_DAEMON_WRAPPER runs the daemon under a profiler, e.g.
+        // "/usr/bin/valgrind --tool=massif --massif-out-file=/tmp/massif.out".
+        let wrapper = (ProcessInfo.processInfo.environment["SWITCHBOARD_BENCH_DAEMON_WRAPPER"] ?? "").split(separator: " ").map(String.init)
+        let daemon = [BuiltProducts.path(of: "switchboardd"),
+                      "--config", directory + "/devices.json", "--simulate", "--state-dir", directory + "/state", "--socket", directory + "/sb.sock"]
+        let command = wrapper + daemon
         process = try ChildProcess(
-            BuiltProducts.path(of: "switchboardd"),
-            ["--config", directory + "/devices.json", "--simulate", "--state-dir", directory + "/state", "--socket", directory + "/sb.sock"],
+            command[0], Array(command.dropFirst()),
             logPath: directory + "/switchboardd.log", environment: ["NOTIFY_SOCKET": directory + "/notify.sock"]
         )
-        guard notify.waitForReady(timeout: .seconds(30)) else {
+        guard notify.waitForReady(timeout: .seconds(wrapper.isEmpty ? 30 : 300)) else {
             throw HarnessError("switchboardd did not report READY:\n" + ((try? String(contentsOfFile: directory + "/switchboardd.log", encoding: .utf8)) ?? ""))
         }
         startup = ContinuousClock.now - started

@@ -55,6 +55,7 @@ struct MQTTBenchmarks {
             json.append(("floor_cpu_per_command\(inFlight)_us", floorCPU.microseconds))
         }
 
+        row("RSS after the round trips", Self.memory(node.sample))
         var sustained = SustainedRateBenchmark(load: load, controls: 64)
         var best = 0
         for rate in [2_000, 5_000, 10_000, 15_000, 20_000] {
@@ -68,6 +69,7 @@ struct MQTTBenchmarks {
         }
         row("sustained rate with no loss or reordering", "\(best)/s", json: "sustained_clean_rate", String(best))
 
+        row("RSS after the sustained steps", Self.memory(node.sample))
         let storm = await ReloadStormBenchmark(load: load, node: node, devices: 10).run(messages: 100_000)
         row("reload storm, 100,000 state messages over 10 devices",
             "\(storm.presentations) presentations, \(storm.wrongFinalStates) wrong final, \(storm.elapsed.milliseconds) ms, CPU \(storm.cpuPerMessage.microseconds) µs/message")

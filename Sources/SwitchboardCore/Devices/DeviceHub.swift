@@ -21,7 +21,7 @@ public final class DeviceHub: Sendable {
     private let settings: [String: DeviceSettings]
     private let stateFile: StateFile?
     /// Puts the state file on storage (run by the node's services).
-    public let flusher: StateFlusher?
+    public let flusher: CoalescedAction?
     // Invariant: the persisted state and remote values change only under this mutex, and the
     // file is written under it, so saves happen in the order changes do.
     private let state: Locked<State>
@@ -71,7 +71,7 @@ public final class DeviceHub: Sendable {
         self.outputs = outputs
         self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.stateFile = stateFile
-        self.flusher = stateFile.map { file in StateFlusher(clock: clock) { file.flush() } }
+        self.flusher = stateFile.map { file in CoalescedAction(clock: clock) { file.flush() } }
         self.state = Locked(State(persisted: persisted))
         self.clock = AnyClock(clock)
     }
@@ -84,7 +84,7 @@ public final class DeviceHub: Sendable {
         try state.withLock { state in
             change(&state.persisted)
             try stateFile?.save(state.persisted)
-            flusher?.noteSaved()
+            flusher?.note()
         }
     }
 
@@ -102,7 +102,7 @@ public final class DeviceHub: Sendable {
                 try output.line.setValue(value)
                 state.persisted.outputs[id] = value
                 try stateFile?.record(output: id, value: value, in: state.persisted)
-                flusher?.noteSaved()
+                flusher?.note()
             }
             return
         }

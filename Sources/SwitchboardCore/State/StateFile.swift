@@ -44,7 +44,7 @@ public struct PersistedState: Sendable, Codable, Equatable {
 ///   snapshot: a temporary file renamed over the old one, so it is the old state or the new one;
 ///   then the journal starts again.
 /// - ``save(_:)`` and ``record(output:value:)`` leave the data to the kernel; ``flush()`` puts it
-///   on storage (a ``StateFlusher`` calls it at most once a second while changes come), so a power
+///   on storage (a ``CoalescedAction`` calls it at most once a second while changes come), so a power
 ///   cut loses at most the last second of changes and a burst of commands is one storage write.
 public final class StateFile: Sendable {
     /// `<state-dir>/state.json`.

@@ -1,26 +1,26 @@
-import SwitchboardCore
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 
-/// The state file reaches storage at most once a second while changes come, and at once when the
-/// node stops.
+/// The coalesced action behind the state file's flushes and the memory release after bursts: at most
+/// once a window while notes come, once more after the last note, and at once when stopped.
 @Suite(.timeLimit(.minutes(1)))
-struct StateFlusherTests {
-    /// A flusher with a one-second window on a manual clock, counting its flushes.
-    static func flusher() -> (ManualClock, Probe<Int>, StateFlusher) {
+struct CoalescedActionTests {
+    /// An action with a one-second window on a manual clock, counting its runs.
+    static func flusher() -> (ManualClock, Probe<Int>, CoalescedAction) {
         let clock = ManualClock()
         let flushes = Probe(0)
-        return (clock, flushes, StateFlusher(window: .seconds(1), clock: clock) { flushes.update { $0 += 1 } })
+        return (clock, flushes, CoalescedAction(window: .seconds(1), clock: clock) { flushes.update { $0 += 1 } })
     }
 
     @Test func savesInOneWindowShareOneFlushAndALaterSaveStartsTheNext() async {
         let (clock, flushes, flusher) = Self.flusher()
         await withRunningService({ await flusher.run() }) {
-            flusher.noteSaved()
+            flusher.note()
             await clock.waitForSleepers(1)
             #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(1))])
-            flusher.noteSaved()
-            flusher.noteSaved()
+            flusher.note()
+            flusher.note()
             clock.advance(by: .milliseconds(999))
             #expect(flushes.value == 0)
             clock.advance(by: .milliseconds(1))
@@ -40,7 +40,7 @@ struct StateFlusherTests {
     @Test func stoppingFlushesWhatIsPendingAtOnce() async {
         let (clock, flushes, flusher) = Self.flusher()
         await withRunningService({ await flusher.run() }) {
-            flusher.noteSaved()
+            flusher.note()
             await clock.waitForSleepers(1)
         }
         #expect(flushes.value == 1)
