@@ -1,4 +1,5 @@
 import CGPIOD
+import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,13 +39,7 @@ enum Libgpiod {
 
     /// The chips under /dev, each opened with `gpiod_chip_open` to read its label.
     static func availableChips() -> [GPIOChipInfo] {
-        guard let directory = opendir("/dev") else { return [] }
-        defer { closedir(directory) }
-        var paths: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("gpiochip") { paths.append("/dev/" + name) }
-        }
+        let paths = SystemFiles.names(in: "/dev").filter { $0.hasPrefix("gpiochip") }.map { "/dev/" + $0 }
         return paths.sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }.compactMap { path in
             guard let chip = gpiod_chip_open(path) else { return nil }
             defer { gpiod_chip_close(chip) }

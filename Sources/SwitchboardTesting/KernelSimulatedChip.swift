@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardSupport
 
 /// A real GPIO chip made by the kernel's `gpio-sim` driver through configfs: `/dev/gpiochipN`,
 /// line requests, bias, edges and busy lines as on a board, with inputs driven and outputs read
@@ -70,20 +71,18 @@ public final class KernelSimulatedChip: Sendable {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw KernelSimulatedChipError(path: path, operation: "open", errno: errno) }
         defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        guard Glibc.write(descriptor, bytes, bytes.count) == bytes.count else {
-            throw KernelSimulatedChipError(path: path, operation: "write \"\(text)\" to", errno: errno)
+        if let error = writeAll(Array(text.utf8), to: descriptor) {
+            throw KernelSimulatedChipError(path: path, operation: "write \"\(text)\" to", errno: error)
         }
     }
 
+    /// The first line of a configfs or sysfs attribute.
     private static func read(_ path: String) throws -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw KernelSimulatedChipError(path: path, operation: "open", errno: errno) }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = Glibc.read(descriptor, &buffer, buffer.count)
-        guard count >= 0 else { throw KernelSimulatedChipError(path: path, operation: "read", errno: errno) }
-        return String(decoding: buffer.prefix(count).prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        do {
+            return String(decoding: try SystemFiles.read(path).prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        } catch {
+            throw KernelSimulatedChipError(path: path, operation: error.call, errno: error.errno)
+        }
     }
 }
 

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SwitchboardSupport
 
 /// What /proc says of a process at one moment: CPU time (all threads, nanosecond precision from
 /// `schedstat`), CPU ticks (`stat`), context switches of all threads (every wake-up is one) and
@@ -18,7 +16,7 @@ struct ProcessSample {
 
     init(pid: Int32) {
         cpu = .zero
-        for task in Self.entries(of: "/proc/\(pid)/task") {
+        for task in SystemFiles.names(in: "/proc/\(pid)/task") {
             let base = "/proc/\(pid)/task/\(task)"
             if let nanoseconds = Self.read(base + "/schedstat").split(separator: " ").first.flatMap({ Int64($0) }) {
                 cpu += .nanoseconds(nanoseconds)
@@ -50,28 +48,7 @@ struct ProcessSample {
     }
 
     static func read(_ path: String) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(descriptor, &buffer, buffer.count)
-            guard count > 0 else { break }
-            bytes += buffer.prefix(count)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    static func entries(of directory: String) -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
+        (try? SystemFiles.read(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 }
 

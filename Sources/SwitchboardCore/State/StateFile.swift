@@ -106,7 +106,7 @@ public final class StateFile: Sendable {
                     throw StateFileError(path: journalPath, reason: "cannot be opened: \(String(cString: strerror(errno)))")
                 }
             }
-            try Self.writeAll(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
+            try Self.write(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
             journal.lines += 1
             return false
         }
@@ -123,7 +123,7 @@ public final class StateFile: Sendable {
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
             guard descriptor >= 0 else { throw StateFileError(path: temporary, reason: "cannot be created: \(String(cString: strerror(errno)))") }
             do {
-                try Self.writeAll(Array(data), to: descriptor, path: temporary)
+                try Self.write(Array(data), to: descriptor, path: temporary)
             } catch {
                 close(descriptor)
                 throw error
@@ -158,15 +158,9 @@ public final class StateFile: Sendable {
         }
     }
 
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StateFileError(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
-            }
-            offset += written
+    private static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
+        if let error = writeAll(bytes, to: descriptor) {
+            throw StateFileError(path: path, reason: "cannot be written: \(String(cString: strerror(error)))")
         }
     }
 }
