@@ -56,7 +56,8 @@ public final class MosquittoBroker: @unchecked Sendable {
             if Self.accepts(port: port) { return }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)")
+        let log = (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
+        throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)\(process?.isRunning == false ? " (it exited)" : ""); its log:\n\(log)")
     }
 
     /// Kills the broker at once (SIGKILL), as a crash would.
