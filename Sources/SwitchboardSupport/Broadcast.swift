@@ -1,4 +1,3 @@
-
 /// Fans elements out to any number of `AsyncStream` subscribers: control center changes, Action
 /// button announcements.
 public final class Broadcast<Element: Sendable>: Sendable {

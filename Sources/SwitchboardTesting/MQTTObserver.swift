@@ -44,11 +44,15 @@ public final class MQTTObserver: Sendable {
 
     /// Waits for a message on `topic` matching `predicate`; nil after `timeout`.
     public func waitFor(_ topic: String, timeout: Duration = .seconds(10), _ predicate: (MQTTMessage) -> Bool = { _ in true }) async -> MQTTMessage? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let match = messages.last(where: { $0.topic == topic && predicate($0) }) { return match }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return nil
+        func matches(_ message: MQTTMessage) -> Bool { message.topic == topic && predicate(message) }
+        return await received.wait(timeout: timeout) { $0.contains { matches($0.message) } }?.last { matches($0.message) }?.message
+    }
+}
+
+extension MQTTMessage {
+    /// The numeric `"transaction"` of a command result (`{"outcome":…,"transaction":42,…}`).
+    public var transactionNumber: Int? {
+        guard let text, let range = text.range(of: #""transaction":"#) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 }

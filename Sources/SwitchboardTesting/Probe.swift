@@ -18,14 +18,14 @@ public final class Probe<Value: Sendable>: Sendable {
 }
 
 extension Probe {
-    /// Waits until `condition` holds for the value, checking every 5 ms, for at most `timeout`;
+    /// Waits until `condition` holds for the value, checking every 2 ms, for at most `timeout`;
     /// returns the value then, or nil on timeout.
     public func wait(timeout: Duration = .seconds(10), until condition: (Value) -> Bool) async -> Value? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let now = value
             if condition(now) { return now }
-            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else { return nil }
+            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(2))) != nil else { return nil }
         }
     }
 }

@@ -101,8 +101,3 @@ struct MQTTBenchmarks {
         "{\"benchmark\":\"mqtt\",\"commands\":\(commands)," + json.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 }
-
-extension Duration {
-    /// Milliseconds, with one decimal.
-    var milliseconds: String { String((seconds * 10_000).rounded() / 10) }
-}

@@ -30,18 +30,23 @@ struct ReloadStormBenchmark {
             load.publish("bench/remote/\(device)", last[device] ? "ON" : "OFF")
         }
         var shown = [Bool?](repeating: nil, count: devices)
+        /// Takes a presentation of one of the remote devices' controls (`r<n>`); false for other messages.
+        func show(_ message: MQTTMessage) -> Bool {
+            guard message.topic.hasPrefix("\(BenchNode.base)/controls/r"),
+                  let index = Int(message.topic.dropFirst("\(BenchNode.base)/controls/r".count)), index < devices else { return false }
+            outcome.presentations += 1
+            shown[index] = message.text?.contains(#""value":true"#)
+            return true
+        }
+        func wrongFinalStates() -> Int { (0..<devices).filter { shown[$0] != last[$0] }.count }
         var lastProgress = ContinuousClock.now
-        while (0..<devices).contains(where: { shown[$0] != last[$0] }), let event = await load.next() {
+        while wrongFinalStates() > 0, let event = await load.next() {
             switch event {
             case .message(let message, let at):
-                guard message.topic.hasPrefix("\(BenchNode.base)/controls/r"),
-                      let index = Int(message.topic.dropFirst("\(BenchNode.base)/controls/r".count)), index < devices else { continue }
-                outcome.presentations += 1
-                shown[index] = message.text?.contains(#""value":true"#)
-                lastProgress = at
+                if show(message) { lastProgress = at }
             case .tick:
                 if ContinuousClock.now - lastProgress > .seconds(10) {
-                    outcome.wrongFinalStates = (0..<devices).filter { shown[$0] != last[$0] }.count
+                    outcome.wrongFinalStates = wrongFinalStates()
                     return outcome
                 }
             }
@@ -49,13 +54,8 @@ struct ReloadStormBenchmark {
         outcome.elapsed = ContinuousClock.now - started
         // A state may match early by chance: whatever else comes is read, and the final check
         // made, once the node has been quiet for half a second.
-        for message in await load.drain(quiet: .milliseconds(500)) {
-            guard message.topic.hasPrefix("\(BenchNode.base)/controls/r"),
-                  let index = Int(message.topic.dropFirst("\(BenchNode.base)/controls/r".count)), index < devices else { continue }
-            outcome.presentations += 1
-            shown[index] = message.text?.contains(#""value":true"#)
-        }
-        outcome.wrongFinalStates = (0..<devices).filter { shown[$0] != last[$0] }.count
+        for message in await load.drain(quiet: .milliseconds(500)) { _ = show(message) }
+        outcome.wrongFinalStates = wrongFinalStates()
         outcome.cpuPerMessage = (node.sample.cpu - before.cpu) / messages
         return outcome
     }

@@ -15,9 +15,14 @@ struct Percentiles {
 
 extension Duration {
     /// Microseconds, with one decimal.
-    var microseconds: String {
+    var microseconds: String { String((seconds * 10_000_000).rounded() / 10) }
+
+    /// Milliseconds, with one decimal.
+    var milliseconds: String { String((seconds * 10_000).rounded() / 10) }
+
+    /// Seconds, as a floating-point number.
+    var seconds: Double {
         let (seconds, attoseconds) = components
-        let micros = Double(seconds) * 1_000_000 + Double(attoseconds) / 1_000_000_000_000
-        return String((micros * 10).rounded() / 10)
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

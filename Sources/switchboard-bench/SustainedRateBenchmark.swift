@@ -48,15 +48,15 @@ struct SustainedRateBenchmark {
             try? await Task.sleep(for: .milliseconds(1))
         }
         // Collect the answers and states until all answered, or 10 s without progress.
+        func wrongFinalStates() -> Int { (0..<controls).filter { lastValue[$0] != nil && published[$0] != lastValue[$0] }.count }
         var lastProgress = ContinuousClock.now
-        while outcome.answered < outcome.sent || published.enumerated().contains(where: { lastValue[$0.offset] != nil && $0.element != lastValue[$0.offset] }),
-              let event = await load.next() {
+        collecting: while outcome.answered < outcome.sent || wrongFinalStates() > 0, let event = await load.next() {
             switch event {
             case .message(let message, let at):
                 let parts = message.topic.split(separator: "/")
                 guard parts.count >= 4, parts[3].hasPrefix("c"), let index = Int(parts[3].dropFirst()), index < controls else { continue }
                 if parts.count == 5, parts[4] == "result" {
-                    guard let transaction = Self.transaction(in: message.text ?? ""), transaction >= firstTransaction else { continue }
+                    guard let transaction = message.transactionNumber, transaction >= firstTransaction else { continue }
                     outcome.answered += 1
                     outcome.elapsed = at - started
                     if transaction < lastAnswered[index] { outcome.reordered += 1 }
@@ -66,25 +66,10 @@ struct SustainedRateBenchmark {
                 }
                 lastProgress = at
             case .tick:
-                if ContinuousClock.now - lastProgress > .seconds(10) {
-                    outcome.wrongFinalStates = (0..<controls).filter { lastValue[$0] != nil && published[$0] != lastValue[$0] }.count
-                    return outcome
-                }
+                if ContinuousClock.now - lastProgress > .seconds(10) { break collecting }
             }
         }
-        outcome.wrongFinalStates = (0..<controls).filter { lastValue[$0] != nil && published[$0] != lastValue[$0] }.count
+        outcome.wrongFinalStates = wrongFinalStates()
         return outcome
-    }
-
-    static func transaction(in text: String) -> Int? {
-        guard let range = text.range(of: #""transaction":"#) else { return nil }
-        return Int(text[range.upperBound...].prefix { $0.isNumber })
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -22,11 +22,6 @@ struct MQTTFaultTests {
         return presentation.value
     }
 
-    static func transaction(_ message: MQTTMessage) -> Int? {
-        guard let text = message.text, let range = text.range(of: #""transaction":"#) else { return nil }
-        return Int(text[range.upperBound...].prefix { $0.isNumber })
-    }
-
     @Test func brokerRestartDuringAQoS1CommandStreamLosesNothing() async throws {
         let broker = try MosquittoBroker(persistence: true)
         // The commander keeps its session too: its results are queued for it while it is away.
@@ -54,7 +49,7 @@ struct MQTTFaultTests {
         let deadline = ContinuousClock.now + .seconds(60)
         var answered: Set<Int> = []
         while ContinuousClock.now < deadline {
-            answered = Set(commander.messages.filter { $0.topic.hasSuffix("/result") && $0.text?.contains(#""outcome":"performed""#) == true }.compactMap(Self.transaction))
+            answered = Set(commander.messages.filter { $0.topic.hasSuffix("/result") && $0.text?.contains(#""outcome":"performed""#) == true }.compactMap(\.transactionNumber))
             if answered.count == total { break }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -103,7 +98,7 @@ struct MQTTFaultTests {
                 inFlight = (id, value)
                 break
             }
-            let result = await observer.waitFor("\(Self.base)/controls/\(id)/result") { Self.transaction($0) == index }
+            let result = await observer.waitFor("\(Self.base)/controls/\(id)/result") { $0.transactionNumber == index }
             try #require(result?.text?.contains(#""outcome":"performed""#) == true, "command \(index): \(result?.text ?? "no result")")
             if published[id] != value {
                 let presentation = await observer.waitFor("\(Self.base)/controls/\(id)") { !$0.retain && Self.presentedValue($0) == value }

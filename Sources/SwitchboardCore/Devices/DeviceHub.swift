@@ -44,24 +44,25 @@ public final class DeviceHub: Sendable {
         do {
             for device in configuration.devices where device.isOutput {
                 guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
-                if let line = handover.take(gpio) {
-                    taken.append((gpio, line))
-                    outputs[device.id] = Output(settings: device, line: line)
-                    persisted.outputs[device.id] = device.kind == .pulse ? false : ((try? line.value()) ?? false)
-                    continue
+                let line: any GPIOLineRequest
+                let level: Bool
+                if let handedOver = handover.take(gpio) {
+                    taken.append((gpio, handedOver))
+                    line = handedOver
+                    level = (try? handedOver.value()) ?? false
+                } else {
+                    switch device.restore {
+                    case .off: level = false
+                    case .on: level = true
+                    case .last: level = persisted.outputs[device.id] ?? false
+                    }
+                    line = try chip.request(gpio.line, GPIOLineConfiguration(
+                        .output(initialValue: device.kind == .pulse ? false : level, drive: gpio.drive),
+                        activeLow: gpio.activeLow, bias: gpio.bias
+                    ))
                 }
-                let initial: Bool
-                switch device.restore {
-                case .off: initial = false
-                case .on: initial = true
-                case .last: initial = persisted.outputs[device.id] ?? false
-                }
-                let line = try chip.request(gpio.line, GPIOLineConfiguration(
-                    .output(initialValue: device.kind == .pulse ? false : initial, drive: gpio.drive),
-                    activeLow: gpio.activeLow, bias: gpio.bias
-                ))
                 outputs[device.id] = Output(settings: device, line: line)
-                persisted.outputs[device.id] = device.kind == .pulse ? false : initial
+                persisted.outputs[device.id] = device.kind == .pulse ? false : level
             }
         } catch {
             // Lines this hub requested are released as `outputs` goes; handed-over lines go back.

@@ -41,20 +41,20 @@ public final class LineHandover: Sendable {
 
     /// Takes over every line of `other`.
     func absorb(_ other: LineHandover) {
-        let taken = other.lines.withLock { lines in
-            defer { lines.removeAll() }
-            return lines
-        }
+        let taken = other.takeAll()
         lines.withLock { $0.merge(taken) { _, new in new } }
     }
 
     /// Gives the lines nobody took back to their chips.
     public func releaseRest() {
-        let rest = lines.withLock { lines in
+        for line in takeAll().values { line.release() }
+    }
+
+    private func takeAll() -> [Key: any GPIOLineRequest] {
+        lines.withLock { lines in
             defer { lines.removeAll() }
-            return Array(lines.values)
+            return lines
         }
-        for line in rest { line.release() }
     }
 
     /// How many lines are waiting to be taken.
