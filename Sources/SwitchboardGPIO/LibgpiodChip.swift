@@ -19,6 +19,12 @@ public final class LibgpiodChip: GPIOChip {
         handle = Locked(chip)
     }
 
+    /// Opens the chip at a path (`/dev/gpiochip0`), and nothing else.
+    /// - Throws: ``GPIOError`` `.chipNotFound` listing the chips that exist, or `.permissionDenied`.
+    public convenience init(path: String) throws {
+        try self.init(path)
+    }
+
     deinit {
         handle.withLock { Libgpiod.closeChip($0) }
     }
