@@ -53,3 +53,37 @@ struct MQTTCommandPathTests {
         #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
     }
 }
+
+/// A device bound to several placements: whichever path changes it, every placement shows it.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SharedDeviceTests {
+    static let base = MQTTEndToEndTests.base
+
+    func presentation(_ message: MQTTMessage?) -> ControlPresentation? {
+        message.flatMap { try? JSONDecoder().decode(ControlPresentation.self, from: Data($0.payload)) }
+    }
+
+    @Test func aChangeThroughOnePlacementReloadsEveryPlacementOfTheDevice() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch"))?.value == false)
+        #expect(daemon.cli(["add", "light", "--device", "porch", "--id", "light2"]).status == 0)
+
+        observer.clear()
+        observer.publish("\(Self.base)/controls/light2/set", #"{"value": true, "transaction": 1}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/light2/result")?.text?.contains(#""outcome":"performed""#) == true)
+        for id in ["porch", "porch-lock", "action"] {
+            let shown = presentation(await observer.waitFor("\(Self.base)/controls/\(id)") { $0.text?.contains(#""value":true"#) == true })
+            #expect(shown?.value == true, "placement \(id) shows the porch light on")
+        }
+        let center = daemon.cli(["center", "--json"]).stdout
+        let shown = try JSONDecoder().decode([ControlPresentation].self, from: Data(center.utf8))
+        #expect(shown.filter { ["porch", "light2"].contains($0.id) }.map(\.valueText) == ["On", "On"], "\(center)")
+
+        // Back through the porch placement: light2 follows.
+        observer.publish("\(Self.base)/controls/porch/set", "OFF")
+        #expect(presentation(await observer.waitFor("\(Self.base)/controls/light2") { $0.text?.contains(#""value":false"#) == true })?.valueText == "Off")
+    }
+}

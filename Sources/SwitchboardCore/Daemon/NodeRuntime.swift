@@ -135,8 +135,15 @@ public final class NodeRuntime: Sendable {
     /// Runs the center, the auto-off schedule and the watchdog until ``stopServices()``.
     public func runServices() async {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
+        let valueChanges = hub.valueChanges.subscribe()
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
+            // A device shared by several controls (and placements) refreshes all of them.
+            group.addTask {
+                for await device in valueChanges {
+                    for kind in self.kinds(boundTo: device) { center.push(kind: kind) }
+                }
+            }
             if let flusher = hub.flusher { group.addTask { await flusher.run() } }
             if let bridge { group.addTask { await bridge.run() } }
             for button in self.actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {

@@ -27,6 +27,9 @@ public final class DeviceHub: Sendable {
     private let state: Locked<State>
     private let clock: AnyClock
     /// Sends a command to a device living in another system; set once MQTT connects.
+    /// The id of each device whose value changed, whoever changed it (a control, auto-off, a
+    /// state message from another system): every control bound to it reloads.
+    public let valueChanges = Broadcast<String>()
     private let remoteCommands = Locked<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
 
     /// Requests every output line with its restored initial value, so nothing glitches, or takes
@@ -118,6 +121,7 @@ public final class DeviceHub: Sendable {
                 try stateFile?.record(output: id, value: value, in: state.persisted)
                 flusher?.note()
             }
+            valueChanges.yield(id)
             return
         }
         guard let settings = settings[id], let mqtt = settings.mqtt else {
@@ -145,6 +149,7 @@ public final class DeviceHub: Sendable {
     /// Records a remote device's state from its state topic.
     public func setRemoteValue(_ id: String, _ value: Bool) {
         state.withLock { $0.remote[id] = value }
+        valueChanges.yield(id)
     }
 
     /// Connects remote commands (MQTT) to the hub.

@@ -86,8 +86,8 @@ extension MQTTBridge {
         log(.info, "mqtt: \(message.text ?? "") by \(message.topic)")
     }
 
-    /// A state message of a device living in another system: update it, confirm a waiting
-    /// command, and push-reload the controls bound to it.
+    /// A state message of a device living in another system: update it (which push-reloads the
+    /// controls bound to it) and confirm a waiting command.
     private func handleDeviceState(_ message: MQTTMessage) {
         let devices = runtime.configuration.devices.filter { $0.mqtt?.stateTopic == message.topic }
         for device in devices {
@@ -97,7 +97,6 @@ extension MQTTBridge {
             }
             runtime.hub.setRemoteValue(device.id, value)
             confirmations.confirm(device.id, value: value)
-            for kind in runtime.kinds(boundTo: device.id) { runtime.center.push(kind: kind) }
         }
     }
 
