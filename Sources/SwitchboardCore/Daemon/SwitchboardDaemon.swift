@@ -28,6 +28,9 @@ public final class SwitchboardDaemon: Sendable {
     let log: Log
     let notifier = SystemdNotifier()
     private let current = Locked<NodeRuntime?>(nil)
+    /// Each configuration that starts, in turn: the first, then one per successful reload.
+    private let generations: AsyncStream<NodeRuntime>
+    private let nextGeneration: AsyncStream<NodeRuntime>.Continuation
     /// Controls compiled into a Swift bundle, served beside devices.json's.
     private let swiftControls: [ControlDefinition]
     private let chips = Locked<[String: any GPIOChip]>([:])
@@ -36,6 +39,7 @@ public final class SwitchboardDaemon: Sendable {
         self.options = options
         self.log = log
         self.swiftControls = swiftControls
+        (generations, nextGeneration) = AsyncStream<NodeRuntime>.makeStream()
     }
 
     /// A daemon that also serves a Swift bundle's controls: write a `main` that calls this with
@@ -62,7 +66,7 @@ public final class SwitchboardDaemon: Sendable {
             log(.error, "switchboardd did not start; nothing was changed")
             return 1
         }
-        current.withLock { $0 = runtime }
+        setCurrent(runtime)
         let outputs = runtime.hub.outputValues().map { "\($0.id)=\($0.value ? "on" : "off")" }.joined(separator: " ")
         log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : "")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
         notifier.notify("READY=1\nSTATUS=Serving \(runtime.configuration.node)")
@@ -85,6 +89,7 @@ public final class SwitchboardDaemon: Sendable {
                 }
             }
             listener.stop()
+            nextGeneration.finish()
             current.withLock { $0 }?.stopServices()
             group.cancelAll()
         }
@@ -124,12 +129,21 @@ public final class SwitchboardDaemon: Sendable {
         return opened
     }
 
-    /// Runs each configuration's services in turn; a reload stops one and the next begins.
+    /// Runs each configuration's services in turn: a reload stops one, and the next begins once
+    /// it has started (until then this waits; it never runs a stopped one again).
     private func runGenerations() async {
-        while !Task.isCancelled {
-            guard let runtime = current.withLock({ $0 }) else { return }
+        var generation = 0
+        for await runtime in generations {
+            generation += 1
+            log(.info, "configuration \(generation) serving")
             await runtime.runServices()
         }
+    }
+
+    /// The configuration serving from now on.
+    private func setCurrent(_ runtime: NodeRuntime) {
+        current.withLock { $0 = runtime }
+        nextGeneration.yield(runtime)
     }
 
     /// SIGHUP: validates the file first; a bad file keeps the running configuration.
@@ -152,13 +166,13 @@ public final class SwitchboardDaemon: Sendable {
         defer { handover.releaseRest() }
         do {
             let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover)
-            current.withLock { $0 = runtime }
+            setCurrent(runtime)
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
             if let chips = try? openChips(for: old.configuration),
                let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile, handover: handover) {
-                current.withLock { $0 = restored }
+                setCurrent(restored)
             }
         }
     }
