@@ -1,5 +1,6 @@
 import ControlKit
 import SwitchboardGPIO
+import SwitchboardMQTT
 import SwitchboardSupport
 
 /// Everything one configuration brings up: the devices and their lines, the control center with
@@ -28,8 +29,8 @@ public final class NodeRuntime: Sendable {
     ///   the handover.
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], persisted: PersistedState,
-        stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none, log: Log,
-        clock: some Clock<Duration> = ContinuousClock()
+        stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none,
+        mqttConnection: MQTTConnection? = nil, log: Log, clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         self.configuration = configuration
         self.log = log
@@ -68,7 +69,7 @@ public final class NodeRuntime: Sendable {
             }
             try hub.updatePersisted { _ in }
             if let mqtt = configuration.mqtt {
-                let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log)
+                let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log, keeping: mqttConnection)
                 bridgeBox.withLock { $0 = bridge }
             }
         } catch {

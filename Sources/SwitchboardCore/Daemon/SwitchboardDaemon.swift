@@ -8,6 +8,7 @@ import Glibc
 #endif
 import ControlKit
 import SwitchboardGPIO
+import SwitchboardMQTT
 import SwitchboardSupport
 
 /// switchboardd's options.
@@ -103,12 +104,13 @@ public final class SwitchboardDaemon: Sendable {
 
     /// Brings the node up on chips from ``openChips(for:)``.
     private func start(
-        _ configuration: SwitchboardConfiguration, chips opened: [String: any GPIOChip], stateFile: StateFile, handover: LineHandover = .none
+        _ configuration: SwitchboardConfiguration, chips opened: [String: any GPIOChip], stateFile: StateFile,
+        handover: LineHandover = .none, mqttConnection: MQTTConnection? = nil
     ) async throws -> NodeRuntime {
         let persisted = try stateFile.load()
         let runtime = try await NodeRuntime(
             configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile,
-            extraControls: swiftControls, handover: handover, log: log
+            extraControls: swiftControls, handover: handover, mqttConnection: mqttConnection, log: log
         )
         chips.withLock { $0 = opened }
         return runtime
@@ -160,18 +162,20 @@ public final class SwitchboardDaemon: Sendable {
         }
         guard let old = current.withLock({ $0 }) else { return }
         try? await old.persistRuntimeState()
+        // An unchanged broker connection stays up: nothing on the broker (Home Assistant) flaps.
+        let connection = old.bridge?.handOver(to: configuration)
         old.stopServices()
-        // Output lines the new configuration drives the same way stay requested throughout.
+        // Output lines stay requested throughout.
         let handover = old.shutdown(handingOverTo: configuration)
         defer { handover.releaseRest() }
         do {
-            let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover)
+            let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover, mqttConnection: connection)
             setCurrent(runtime)
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
             if let chips = try? openChips(for: old.configuration),
-               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile, handover: handover) {
+               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile, handover: handover, mqttConnection: connection) {
                 setCurrent(restored)
             }
         }

@@ -31,17 +31,28 @@ public final class MQTTBridge: Sendable {
         var rejected: [String: Int] = [:]
         /// Reconnect attempts since the connection was last up.
         var failedAttempts = 0
+        /// The connection went to the next configuration's bridge: it stays up when this one stops.
+        var handedOver = false
     }
 
     // Invariant: only touched under the mutex.
     let state = Locked(State())
 
+    /// - Parameter kept: the previous configuration's connection, handed over because its settings
+    ///   did not change (``handOver(to:)``): it stays up, and nothing on the broker flaps.
     /// - Throws: ``MQTTError`` for bad TLS or client settings, or an unreadable password file.
-    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log) throws {
+    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log, keeping kept: MQTTConnection? = nil) throws {
         self.runtime = runtime
         self.settings = settings
         self.log = log
         topics = TopicContract(base: settings.baseTopic)
+        discovery = settings.discovery
+            ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, topics: topics, version: Switchboard.version)
+            : nil
+        if let kept {
+            connection = kept
+            return
+        }
         var configuration = MQTTClientConfiguration(
             host: settings.host, port: settings.port,
             clientID: settings.clientID ?? "switchboard-\(runtime.configuration.node)", keepalive: settings.keepalive
@@ -60,9 +71,16 @@ public final class MQTTBridge: Sendable {
         configuration.tlsKeyFile = settings.tls?.keyFile
         configuration.will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
         connection = try MQTTConnection(configuration)
-        discovery = settings.discovery
-            ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, topics: topics, version: Switchboard.version)
-            : nil
+    }
+
+    /// Hands the connection to the next configuration's bridge if that one connects the same way
+    /// (same settings and node): this bridge's readers end, and when it stops it neither says
+    /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
+    public func handOver(to next: SwitchboardConfiguration) -> MQTTConnection? {
+        guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
+        state.withLock { $0.handedOver = true }
+        connection.renewStreams()
+        return connection
     }
 
     /// Malformed messages so far, by reason.
@@ -70,18 +88,21 @@ public final class MQTTBridge: Sendable {
 
     /// Connects and serves until cancelled; then publishes `offline` and disconnects.
     public func run() async {
-        for filter in [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet] {
-            connection.subscribe(filter, qos: 1)
-        }
-        for device in runtime.configuration.devices {
-            if let mqtt = device.mqtt { connection.subscribe(mqtt.stateTopic, qos: 1) }
-        }
-        if let discovery { connection.subscribe(discovery.prefix + "/status", qos: 1) }
+        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet]
+        filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
+        if let discovery { filters.append(discovery.prefix + "/status") }
+        connection.setSubscriptions(filters, qos: 1)
         runtime.hub.setRemoteCommandSender { [weak self] settings, value in
             try await self?.command(settings, value)
         }
-        connection.start()
         let changes = runtime.center.changes()
+        if connection.isStarted {
+            // Kept from the previous configuration, and possibly up: this configuration's
+            // controls and discovery go out now (a reconnect would send them again anyway).
+            if connection.connected { await publishEverything() }
+        } else {
+            connection.start()
+        }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await event in self.connection.events { await self.handle(event) }
@@ -100,6 +121,7 @@ public final class MQTTBridge: Sendable {
             group.cancelAll()
         }
         runtime.hub.setRemoteCommandSender(nil)
+        guard !state.withLock({ $0.handedOver }) else { return }
         connection.publish(MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true))
         connection.stop()
     }
