@@ -2,12 +2,11 @@ import ControlKit
 import SwitchboardMQTT
 
 extension MQTTBridge {
-    /// Routes one incoming message. Malformed input is logged once per topic and reason, counted,
-    /// and otherwise ignored: nothing crashes and no state changes.
+    /// Routes one incoming message other than a command (``serveIncoming()`` gives those their
+    /// lanes). Malformed input is logged once per topic and reason, counted, and otherwise
+    /// ignored: nothing crashes and no state changes.
     func handle(_ message: MQTTMessage) async {
-        if let id = topics.controlID(in: message.topic, suffix: "set") {
-            await handleCommand(message, id: id)
-        } else if let id = topics.controlID(in: message.topic, suffix: "configure") {
+        if let id = topics.controlID(in: message.topic, suffix: "configure") {
             await handleConfigure(message, id: id)
         } else if message.topic == topics.reload {
             guard !message.retain else { return reject(message, "a retained reload request") }
@@ -28,7 +27,7 @@ extension MQTTBridge {
 
     /// `<base>/controls/<id>/set`. Retained commands are never acted on: a retained `/set` left on
     /// the broker would otherwise switch the device at every restart ("ghost switching").
-    private func handleCommand(_ message: MQTTMessage, id: String) async {
+    func handleCommand(_ message: MQTTMessage, id: String) async {
         guard !message.retain else {
             return reject(message, "a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(message.topic)")
         }

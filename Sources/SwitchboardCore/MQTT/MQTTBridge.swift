@@ -86,12 +86,7 @@ public final class MQTTBridge: Sendable {
             group.addTask {
                 for await event in self.connection.events { await self.handle(event) }
             }
-            group.addTask {
-                for await message in self.connection.messages {
-                    await self.handle(message)
-                    self.memoryRelease.note()
-                }
-            }
+            group.addTask { await self.serveIncoming() }
             // Memory freed after a burst goes back to the system once the burst is over (glibc
             // keeps it otherwise: 51 MiB of heap after the benchmark's load, 8 MiB after a trim).
             group.addTask { await self.memoryRelease.run() }

@@ -1,0 +1,55 @@
+import ControlKit
+import Foundation
+import SwitchboardCore
+import SwitchboardMQTT
+import SwitchboardTesting
+import Testing
+
+/// Commands over MQTT as other home systems send them: a command to a device of another system
+/// completes on that system's state message, and no command holds up another control's.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct MQTTCommandPathTests {
+    static let base = MQTTEndToEndTests.base
+
+    @Test func commandToAnotherSystemsDeviceCompletesOnItsStateAndHoldsUpNothing() async throws {
+        let broker = try MosquittoBroker()
+        let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light", delay: .milliseconds(15))
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port, timeout: "5s"))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+
+        observer.publish("\(Self.base)/controls/kitchen/set", #"{"value": true, "transaction": "k1"}"#)
+        observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": "p1"}"#)
+        let kitchen = await observer.waitFor("\(Self.base)/controls/kitchen/result", timeout: .seconds(4))
+        #expect(kitchen?.text == #"{"outcome":"performed","transaction":"k1","valueText":"On"}"#, "confirmed by the bulb's state, well before the 5 s timeout")
+        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":"p1","valueText":"On"}"#)
+        #expect(bulb.commands.value == [#"{"state":"ON"}"#])
+        let results = observer.messages.filter { $0.topic.hasSuffix("/result") }.compactMap(\.text)
+        #expect(results.first?.contains(#""transaction":"p1""#) == true, "the porch did not wait for the kitchen light's confirmation: \(results)")
+
+        observer.publish("\(Self.base)/controls/kitchen/set", #"{"value": false, "transaction": "k2"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/kitchen/result", timeout: .seconds(4)) { $0.text?.contains("k2") == true }?.text
+            == #"{"outcome":"performed","transaction":"k2","valueText":"Off"}"#)
+        #expect(daemon.cli(["status"]).stdout.contains("kitchen"))
+    }
+
+    @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+
+        // The garage opener's pulse lasts 500 ms; the porch commands behind it do not wait for it.
+        observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": "g1"}"#)
+        for (index, value) in [true, false, true].enumerated() {
+            observer.publish("\(Self.base)/controls/porch/set", #"{"value": \#(value), "transaction": \#(index)}"#)
+        }
+        #expect(await observer.waitFor("\(Self.base)/controls/garage/result")?.text == #"{"outcome":"performed","transaction":"g1","valueText":null}"#)
+        let results = observer.messages.filter { $0.topic.hasSuffix("/result") }
+        #expect(results.map(\.topic) == [String](repeating: "\(Self.base)/controls/porch/result", count: 3) + ["\(Self.base)/controls/garage/result"])
+        #expect(results.prefix(3).map(\.transactionNumber) == [0, 1, 2], "one control's commands in the order they came")
+        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
+    }
+}
