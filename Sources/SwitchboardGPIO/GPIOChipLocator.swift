@@ -67,7 +67,7 @@ public struct GPIOChipLocator: Sendable {
             guard let chip = chips.first(where: { $0.paths.contains(descriptor) }) else { throw notFound(descriptor) }
             return named(descriptor, chip, path: descriptor, how: "path")
         }
-        let isNumber = !descriptor.isEmpty && descriptor.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let isNumber = descriptor.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         let name = isNumber ? "gpiochip" + descriptor : descriptor
         if let chip = chips.first(where: { $0.paths.contains("/dev/" + name) }) {
             return named(descriptor, chip, path: "/dev/" + name, how: isNumber ? "number" : "name")
