@@ -34,7 +34,14 @@ public final class SwitchboardDaemon: Sendable {
     private let nextGeneration: AsyncStream<NodeRuntime>.Continuation
     /// Controls compiled into a Swift bundle, served beside devices.json's.
     private let swiftControls: [ControlDefinition]
-    private let chips = Locked<[String: any GPIOChip]>([:])
+    /// The chips open now, by chip id, and where each was found.
+    private let chips = Locked<OpenChips>(OpenChips())
+
+    /// Chips by chip id, with where each was found (``GPIOChipLocation``).
+    struct OpenChips: Sendable {
+        var chips: [String: any GPIOChip] = [:]
+        var locations: [String: GPIOChipLocation] = [:]
+    }
 
     public init(options: DaemonOptions, log: Log = Log(), swiftControls: [ControlDefinition] = []) {
         self.options = options
@@ -104,30 +111,45 @@ public final class SwitchboardDaemon: Sendable {
 
     /// Brings the node up on chips from ``openChips(for:)``.
     private func start(
-        _ configuration: SwitchboardConfiguration, chips opened: [String: any GPIOChip], stateFile: StateFile,
+        _ configuration: SwitchboardConfiguration, chips opened: OpenChips, stateFile: StateFile,
         handover: LineHandover = .none, mqttConnection: MQTTConnection? = nil
     ) async throws -> NodeRuntime {
         let persisted = try stateFile.load()
         let runtime = try await NodeRuntime(
-            configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile,
+            configuration: configuration, chips: opened.chips, persisted: persisted, stateFile: stateFile,
             extraControls: swiftControls, handover: handover, mqttConnection: mqttConnection, log: log
         )
         chips.withLock { $0 = opened }
         return runtime
     }
 
-    /// The chips a configuration names, opened (or simulated), with every line checked against them.
-    /// Chips already open are reused.
-    private func openChips(for configuration: SwitchboardConfiguration) throws -> [String: any GPIOChip] {
+    /// The chips a configuration names, opened (or simulated), with every line checked against
+    /// them; each newly opened chip is logged with why it is that chip (and a warning when it is
+    /// probably not the one meant). Chips already open are reused; a chip id whose `chip` changed
+    /// is refused, as its lines would be handed over on the old chip: that takes a restart.
+    private func openChips(for configuration: SwitchboardConfiguration) throws -> OpenChips {
         var opened = chips.withLock { $0 }
-        for chip in configuration.chips where opened[chip.id] == nil {
-            if options.simulate {
-                opened[chip.id] = SimulatedGPIOChip(name: chip.chip.hasPrefix("/dev/") ? String(chip.chip.dropFirst(5)) : chip.chip, lineCount: chip.simulatedLines)
-            } else {
-                opened[chip.id] = try LibgpiodChip(chip.chip)
+        var problems: [ConfigurationProblem] = []
+        for settings in configuration.chips {
+            let path = "chips[\(settings.position)].chip"
+            if let running = opened.locations[settings.id] {
+                if running.descriptor != settings.chip {
+                    problems.append(ConfigurationProblem(path, "\"\(settings.id)\" moved from \"\(running.descriptor)\" to \"\(settings.chip)\"; a reload keeps the running chips: restart switchboardd to use another chip"))
+                }
+                continue
+            }
+            do {
+                let (chip, location) = try settings.open(simulate: options.simulate)
+                opened.chips[settings.id] = chip
+                opened.locations[settings.id] = location
+                log(.info, "\(path): \(location)")
+                if let warning = location.warning { log(.warning, "\(path): \(warning)") }
+            } catch {
+                problems.append(ConfigurationProblem(path, String(describing: error)))
             }
         }
-        try ConfigurationLoader.validateLines(configuration, chips: opened, file: options.configPath)
+        if !problems.isEmpty { throw ConfigurationError(file: options.configPath, problems: problems) }
+        try ConfigurationLoader.validateLines(configuration, chips: opened.chips, locations: opened.locations, file: options.configPath)
         return opened
     }
 
@@ -152,7 +174,7 @@ public final class SwitchboardDaemon: Sendable {
     private func reload(stateFile: StateFile) async {
         log(.info, "reloading \(options.configPath)")
         let configuration: SwitchboardConfiguration
-        let opened: [String: any GPIOChip]
+        let opened: OpenChips
         do {
             configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
             opened = try openChips(for: configuration)
