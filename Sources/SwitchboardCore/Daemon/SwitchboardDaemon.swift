@@ -76,7 +76,7 @@ public final class SwitchboardDaemon: Sendable {
         }
         setCurrent(runtime)
         let outputs = runtime.hub.outputValues().map { "\($0.id)=\($0.value ? "on" : "off")" }.joined(separator: " ")
-        log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : "")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
+        log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : ", GPIO through \(LibgpiodChip.libraryVersion)")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
         notifier.notify("READY=1\nSTATUS=Serving \(runtime.configuration.node)")
 
         await withDiscardingTaskGroup { group in
