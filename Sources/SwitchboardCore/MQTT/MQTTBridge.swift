@@ -18,7 +18,7 @@ public final class MQTTBridge: Sendable {
     let discovery: HomeAssistantDiscovery?
     unowned let runtime: NodeRuntime
     let log: Log
-    let confirmations = StateConfirmations()
+    let confirmations: StateConfirmations
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
     let memoryRelease = CoalescedAction { MemoryRelease.releaseFreeMemory() }
 
@@ -45,6 +45,7 @@ public final class MQTTBridge: Sendable {
         self.runtime = runtime
         self.settings = settings
         self.log = log
+        confirmations = StateConfirmations(clock: runtime.clock)
         topics = TopicContract(base: settings.baseTopic)
         discovery = settings.discovery
             ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, topics: topics, version: Switchboard.version)
