@@ -185,6 +185,7 @@ case "status":
     finishArguments()
     let reply = request(ControlCommand(.status))
     print("node \(reply.node ?? "?"), \(reply.locked == true ? "locked" : "unlocked")")
+    for warning in reply.warnings ?? [] { print("warning: \(warning)") }
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
     for presentation in reply.presentations ?? [] { print("control " + describe(presentation)) }
 case "button":

@@ -35,6 +35,8 @@ public final class SwitchboardDaemon: Sendable {
     /// Controls compiled into a Swift bundle, served beside devices.json's.
     private let swiftControls: [ControlDefinition]
     /// The chips open now, by chip id, and where each was found.
+    /// What went wrong that a user must know of, for `switchboard status`.
+    let warnings = Locked<[String]>([])
     private let chips = Locked<OpenChips>(OpenChips())
 
     /// Chips by chip id, with where each was found (``GPIOChipLocation``).
@@ -114,7 +116,11 @@ public final class SwitchboardDaemon: Sendable {
         _ configuration: SwitchboardConfiguration, chips opened: OpenChips, stateFile: StateFile,
         handover: LineHandover = .none, mqttConnection: MQTTConnection? = nil
     ) async throws -> NodeRuntime {
-        let persisted = try stateFile.load()
+        let (persisted, recovery) = stateFile.loadRecovering()
+        if let recovery {
+            log(.error, "state: \(recovery)")
+            warnings.withLock { $0.append("state: \(recovery)") }
+        }
         let runtime = try await NodeRuntime(
             configuration: configuration, chips: opened.chips, persisted: persisted, stateFile: stateFile,
             extraControls: swiftControls, handover: handover, mqttConnection: mqttConnection, log: log

@@ -100,6 +100,8 @@ struct SocketSession {
             case .status:
                 socketReply.node = runtime.configuration.node
                 socketReply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
+                let warnings = daemon.warnings.withLock { $0 }
+                socketReply.warnings = warnings.isEmpty ? nil : warnings
             default:
                 break
             }
