@@ -34,6 +34,30 @@ struct MQTTCommandPathTests {
         #expect(daemon.cli(["status"]).stdout.contains("kitchen"))
     }
 
+    @Test func whileTheBrokerIsAwayACommandToAnotherSystemIsRefusedAtOnceAndNeverSentLate() async throws {
+        let broker = try MosquittoBroker()
+        let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port, timeout: "5s"))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        broker.kill()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
+
+        let refused = daemon.cli(["on", "kitchen"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("Kitchen Light lives in another system and Switchboard is not connected to the MQTT broker since "), "\(refused.stderr)")
+        #expect(refused.stderr.contains("; nothing was sent"))
+
+        try broker.start()
+        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(bulb.commands.value.isEmpty, "the refused command never reached the bulb")
+        #expect(daemon.cli(["on", "kitchen"]).status == 0)
+        #expect(bulb.commands.value == [#"{"state":"ON"}"#])
+    }
+
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")

@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ControlKit
 import SwitchboardMQTT
 import SwitchboardSupport
@@ -33,6 +36,8 @@ public final class MQTTBridge: Sendable {
         var failedAttempts = 0
         /// The connection went to the next configuration's bridge: it stays up when this one stops.
         var handedOver = false
+        /// When the connection was lost, while it is down.
+        var disconnectedSince: Date?
     }
 
     // Invariant: only touched under the mutex.
@@ -136,6 +141,7 @@ public final class MQTTBridge: Sendable {
             state.withLock {
                 $0.published = [:]
                 $0.failedAttempts = 0
+                $0.disconnectedSince = nil
             }
             connection.publish(MQTTMessage(topic: topics.status, text: "online", qos: 1, retain: true))
             await publishEverything()
@@ -146,6 +152,7 @@ public final class MQTTBridge: Sendable {
             // whose broker is down for days must not fill its journal.
             let attempt = state.withLock { state -> Int in
                 state.failedAttempts += 1
+                if state.disconnectedSince == nil { state.disconnectedSince = Date() }
                 return state.failedAttempts
             }
             if attempt == 1 || attempt % 20 == 0 {
@@ -230,11 +237,28 @@ public final class MQTTBridge: Sendable {
     // MARK: Devices of other systems
 
     /// Publishes a command for a device of another system and waits for its state topic to confirm.
+    /// While the broker is away it is refused at once; and it goes out at QoS 0, so a command
+    /// caught in a connection that drops is lost rather than sent late, after its caller was told
+    /// it failed (libmosquitto would resend a QoS 1 message after the reconnect).
     private func command(_ device: MQTTDeviceSettings, _ value: Bool) async throws {
         guard let id = runtime.configuration.devices.first(where: { $0.mqtt == device })?.id else { return }
-        let command = MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 1)
-        guard await confirmations.wait(for: id, value: value, timeout: device.timeout, after: { connection.publish(command) }) else {
-            throw ControlError(.performFailed, detail: "\(runtime.configuration.device(id)?.name ?? id) did not confirm \(value ? "on" : "off") on \(device.stateTopic) within \(DurationText.format(device.timeout))")
+        let name = runtime.configuration.device(id)?.name ?? id
+        guard connection.connected else {
+            let since = state.withLock { $0.disconnectedSince }.map { " since \(Self.clockTime($0))" } ?? ""
+            throw ControlError(.performFailed, detail: "\(name) lives in another system and Switchboard is not connected to the MQTT broker\(since); nothing was sent")
         }
+        let command = MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 0)
+        guard await confirmations.wait(for: id, value: value, timeout: device.timeout, after: { connection.publish(command) }) else {
+            throw ControlError(.performFailed, detail: "\(name) did not confirm \(value ? "on" : "off") on \(device.stateTopic) within \(DurationText.format(device.timeout))")
+        }
+    }
+
+    /// "12:04:10", local time.
+    static func clockTime(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970), parts = tm()
+        localtime_r(&seconds, &parts)
+        var text = [CChar](repeating: 0, count: 16)
+        let length = strftime(&text, text.count, "%H:%M:%S", &parts)
+        return String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
