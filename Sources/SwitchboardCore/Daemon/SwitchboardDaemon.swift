@@ -70,7 +70,7 @@ public final class SwitchboardDaemon: Sendable {
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
             let configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
             runtime = try await start(configuration, chips: try openChips(for: configuration), stateFile: stateFile)
-            listener = try UnixSocketListener(path: options.socketPath)
+            listener = try UnixSocketListener(path: options.socketPath) { [log] message in log(.warning, message) }
         } catch {
             log(.error, String(describing: error))
             log(.error, "switchboardd did not start; nothing was changed")
@@ -210,9 +210,19 @@ public final class SwitchboardDaemon: Sendable {
     }
 
     private func serve(_ listener: UnixSocketListener) async {
+        let admission = SocketAdmission()
         await withDiscardingTaskGroup { group in
             for await descriptor in listener.accepted {
-                group.addTask { await SocketSession(descriptor: descriptor, daemon: self).run() }
+                let user = SocketAdmission.peerUser(of: descriptor)
+                if let refusal = admission.admit(user) {
+                    _ = writeAll(Array(ControlLineProtocol.encodeLine(SocketReply.failure(code: "busy", message: refusal)).utf8) + [UInt8(ascii: "\n")], to: descriptor)
+                    close(descriptor)
+                    continue
+                }
+                group.addTask {
+                    await SocketSession(descriptor: descriptor, daemon: self).run()
+                    admission.leave(user)
+                }
             }
             group.cancelAll()
         }

@@ -23,12 +23,19 @@ private struct ButtonCommand: Decodable {
 struct SocketSession {
     let descriptor: Int32
     let daemon: SwitchboardDaemon
+    /// The longest command line read; a longer one gets a `lineTooLong` reply.
+    static let maximumLineLength = 64 * 1024
 
     func run() async {
         let writer = ConnectionWriter(descriptor: descriptor)
         defer { close(descriptor) }
-        for await line in FileDescriptorLines(descriptor: descriptor, maximumLineLength: 64 * 1024) where !line.isEmpty {
-            let reply = await handle(line)
+        for await read in FileDescriptorLines(descriptor: descriptor, maximumLineLength: Self.maximumLineLength) {
+            let reply: SocketReply
+            switch read {
+            case .line(let line) where line.isEmpty: continue
+            case .line(let line): reply = await handle(line)
+            case .tooLong: reply = .failure(code: "lineTooLong", message: "a command line longer than \(Self.maximumLineLength) bytes was ignored")
+            }
             guard await writer.write(ControlLineProtocol.encodeLine(reply)) else { return }
         }
     }
