@@ -58,6 +58,21 @@ struct MQTTCommandPathTests {
         #expect(bulb.commands.value == [#"{"state":"ON"}"#])
     }
 
+    @Test func aConfigurationOverMQTTIsRefusedWhileLocked() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/controls/kitchen/configuration")?.text == "kitchen")
+        #expect(daemon.cli(["lock"]).status == 0)
+        observer.publish("\(Self.base)/controls/kitchen/configure", "porch")
+        #expect(daemon.waitUntil { daemon.log.contains("a configuration while Switchboard is locked") })
+        #expect(daemon.cli(["unlock"]).status == 0)
+        observer.publish("\(Self.base)/controls/kitchen/configure", "porch")
+        #expect(await observer.waitFor("\(Self.base)/controls/kitchen/configuration") { $0.text == "porch" } != nil)
+        #expect(observer.messages.filter { $0.topic == "\(Self.base)/controls/kitchen/configuration" }.compactMap(\.text) == ["kitchen", "porch"])
+    }
+
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")

@@ -65,8 +65,11 @@ public final class SwitchboardDaemon: Sendable {
         let stateFile = StateFile(directory: options.stateDirectory)
         let runtime: NodeRuntime
         let listener: UnixSocketListener
+        let lock: DaemonLock
         do {
             try Self.makeDirectory(options.stateDirectory)
+            // Before anything else is touched: a second daemon on this state must not start.
+            lock = try DaemonLock(stateDirectory: options.stateDirectory)
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
             let configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
             runtime = try await start(configuration, chips: try openChips(for: configuration), stateFile: stateFile)
@@ -108,6 +111,7 @@ public final class SwitchboardDaemon: Sendable {
             runtime.shutdown()
         }
         log(.info, "switchboardd stopped")
+        withExtendedLifetime(lock) {}
         return 0
     }
 

@@ -59,6 +59,11 @@ extension MQTTBridge {
         guard let device = message.text?.trimmingCharacters(), !device.isEmpty, message.payload.count <= 256 else {
             return reject(message, "not a device id")
         }
+        // Which device a control drives changes what its commands do: not from the network while
+        // the node is locked (the local CLI still may).
+        guard !(await runtime.center.isLocked) else {
+            return reject(message, "a configuration while Switchboard is locked")
+        }
         do {
             guard let kind = await runtime.center.placement(id)?.kind else {
                 throw ControlError(.unknownPlacement, placement: id, detail: "no such placed control")

@@ -25,6 +25,8 @@ struct SocketSession {
     let daemon: SwitchboardDaemon
     /// The longest command line read; a longer one gets a `lineTooLong` reply.
     static let maximumLineLength = 64 * 1024
+    /// The longest simulated press: a press is a finger on a button, and holds its session.
+    static let longestHold = Duration.seconds(60)
 
     func run() async {
         let writer = ConnectionWriter(descriptor: descriptor)
@@ -52,6 +54,9 @@ struct SocketSession {
         }
         guard let hold = DurationText.parse(command.hold) else {
             return .failure(code: "badCommand", message: "\"\(command.hold)\" is not a duration: write it like \"1s\" or \"300ms\"")
+        }
+        guard hold <= Self.longestHold else {
+            return .failure(code: "badCommand", message: "a simulated press holds at most \(DurationText.format(Self.longestHold)), not \(command.hold)")
         }
         let announcements = button.announcements.subscribe()
         let heard = AnnouncementLog()

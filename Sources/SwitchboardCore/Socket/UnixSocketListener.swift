@@ -26,8 +26,20 @@ public final class UnixSocketListener: Sendable {
             close(descriptor)
             throw SocketError(path: path, reason: "is longer than \(UnixSocketAddress.maximumPathLength) bytes; choose a shorter --socket path")
         }
+        // A socket file that answers belongs to a running daemon: never take it over. One that
+        // does not is left over from a daemon that died, and is replaced.
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let answered = probe >= 0 && address.withSocketAddress { connect(probe, $0, $1) } == 0
+        if probe >= 0 { close(probe) }
+        if answered {
+            close(descriptor)
+            throw SocketError(path: path, reason: "is served by another switchboardd; stop it (systemctl stop switchboardd) or choose another --socket")
+        }
         unlink(path)
+        // Created with `mode` from the start: never, even briefly, with the umask's permissions.
+        let previousMask = umask(~mode & 0o777)
         let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
+        umask(previousMask)
         guard bound == 0, chmod(path, mode) == 0, listen(descriptor, 64) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
