@@ -33,6 +33,9 @@ public final class StandInDevice: Sendable {
         while let event = await events.next(), event != .connected {}
     }
 
+    /// Whether it is connected to the broker now.
+    public var isConnected: Bool { connection.connected }
+
     deinit {
         connection.stop()
         reader.cancel()
