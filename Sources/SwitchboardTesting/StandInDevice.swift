@@ -16,7 +16,8 @@ public final class StandInDevice: Sendable {
         configuration.reconnect = Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))
         let connection = try MQTTConnection(configuration)
         self.connection = connection
-        connection.subscribe(stateTopic + "/set", qos: 1)
+        commandTopic = stateTopic + "/set"
+        connection.subscribe(commandTopic, qos: 1)
         let commands = self.commands
         reader = Task {
             for await message in connection.messages {
@@ -33,8 +34,26 @@ public final class StandInDevice: Sendable {
         while let event = await events.next(), event != .connected {}
     }
 
+    private let commandTopic: String
+
     /// Whether it is connected to the broker now.
     public var isConnected: Bool { connection.connected }
+
+    /// Waits until its subscription is live on the broker (after a broker restart, say): sends
+    /// itself a ping on its command topic until one comes back. The pings are not kept in
+    /// ``commands``. False after `timeout`.
+    public func waitUntilListening(timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let ping = "ping-\(UUID().uuidString)"
+            connection.publish(MQTTMessage(topic: commandTopic, text: ping, qos: 1))
+            if await commands.wait(timeout: .milliseconds(200), until: { $0.contains(ping) }) != nil {
+                commands.update { $0.removeAll { $0.hasPrefix("ping-") } }
+                return true
+            }
+        }
+        return false
+    }
 
     deinit {
         connection.stop()

@@ -54,7 +54,7 @@ struct MQTTCommandPathTests {
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         try await Task.sleep(for: .milliseconds(300))
         #expect(bulb.commands.value.isEmpty, "the refused command never reached the bulb")
-        #expect(daemon.waitUntil { bulb.isConnected }, "the bulb is back on the broker too")
+        #expect(await bulb.waitUntilListening(), "the bulb is back on the broker too")
         #expect(daemon.cli(["on", "kitchen"]).status == 0)
         #expect(bulb.commands.value == [#"{"state":"ON"}"#])
     }
