@@ -163,6 +163,9 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Whether ``start()`` was called.
     public var isStarted: Bool { queue.sync { started } }
 
+    /// The libmosquitto this build uses: "libmosquitto 2.0.21".
+    public static var libraryVersion: String { "libmosquitto \(Libmosquitto.version)" }
+
     /// Whether the connection is up now.
     public var connected: Bool { queue.sync { isConnected } }
 

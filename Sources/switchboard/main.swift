@@ -24,6 +24,7 @@ usage: switchboard [--socket PATH] <command> [arguments]
   check <file> [--simulate]               validate a devices.json without a daemon
 
   --socket PATH   the daemon's socket (default /run/switchboard/switchboard.sock)
+  --version       print the version and the libraries it was built with
   -h, --help      show this help
 
 Exit status: 0 done, 1 refused or failed, 2 usage error, 3 daemon unreachable, 4 invalid devices.json.
@@ -48,6 +49,10 @@ if let index = arguments.firstIndex(of: "--socket") {
 if arguments.isEmpty || arguments.contains("-h") || arguments.contains("--help") {
     print(usage)
     exit(arguments.isEmpty ? Exit.usage.rawValue : 0)
+}
+if arguments == ["--version"] {
+    print(Switchboard.versionLine(program: "switchboard"))
+    exit(0)
 }
 
 /// Takes `--flag value` out of the arguments.

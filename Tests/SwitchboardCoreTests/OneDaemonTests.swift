@@ -54,3 +54,16 @@ struct OneDaemonTests {
         #expect(daemon.cli(["status"]).status == 0)
     }
 }
+
+/// `--version` on both programs: the version and the libraries this build uses.
+@Suite struct VersionTests {
+    @Test(arguments: ["switchboardd", "switchboard"])
+    func versionNamesTheLibrariesOfThisBuild(_ program: String) {
+        let result = ChildProcess.run(BuiltProducts.path(of: program), ["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == Switchboard.versionLine(program: program) + "\n")
+        #expect(result.stdout.hasPrefix("\(program) \(Switchboard.version) ("))
+        #expect(result.stdout.contains("(libgpiod 1.6.") || result.stdout.contains("(libgpiod 2."), "\(result.stdout)")
+        #expect(result.stdout.contains(", libmosquitto 2.0."))
+    }
+}
