@@ -74,6 +74,17 @@ struct MQTTCommandPathTests {
         #expect(observer.messages.filter { $0.topic == "\(Self.base)/controls/kitchen/configuration" }.compactMap(\.text) == ["kitchen", "porch"])
     }
 
+    @Test func twoNodesWithOneNameAreToldApart() async throws {
+        let broker = try MosquittoBroker()
+        let configuration = MQTTEndToEndTests().configuration(port: broker.port)
+        let first = try DaemonHarness(configuration: configuration)
+        let second = try DaemonHarness(configuration: configuration)
+        try first.start()
+        try second.start()
+        let said = "another client is connecting with the same client id (switchboard-garage-pi), most likely a second node named garage-pi"
+        #expect(first.waitUntil(timeout: .seconds(30)) { first.log.contains(said) || second.log.contains(said) })
+    }
+
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")

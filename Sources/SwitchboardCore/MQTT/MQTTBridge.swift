@@ -38,6 +38,8 @@ public final class MQTTBridge: Sendable {
         var handedOver = false
         /// When the connection was lost, while it is down.
         var disconnectedSince: Date?
+        /// Another client taking the session again and again.
+        var takeovers = TakeoverDetector()
     }
 
     // Invariant: only touched under the mutex.
@@ -60,8 +62,7 @@ public final class MQTTBridge: Sendable {
             return
         }
         var configuration = MQTTClientConfiguration(
-            host: settings.host, port: settings.port,
-            clientID: settings.clientID ?? "switchboard-\(runtime.configuration.node)", keepalive: settings.keepalive
+            host: settings.host, port: settings.port, clientID: Self.clientID(settings, node: runtime.configuration.node), keepalive: settings.keepalive
         )
         configuration.username = settings.username
         configuration.cleanSession = settings.cleanSession
@@ -88,6 +89,10 @@ public final class MQTTBridge: Sendable {
         connection.renewStreams()
         return connection
     }
+
+    /// The client id the node connects with: `mqtt.clientID`, else `switchboard-<node>`.
+    static func clientID(_ settings: MQTTSettings, node: String) -> String { settings.clientID ?? "switchboard-\(node)" }
+    var clientID: String { Self.clientID(settings, node: runtime.configuration.node) }
 
     /// Malformed messages so far, by reason.
     public var rejectedCounts: [String: Int] { state.withLock { $0.rejected } }
@@ -138,10 +143,12 @@ public final class MQTTBridge: Sendable {
         switch event {
         case .connected:
             log(.info, "mqtt: connected to \(settings.host):\(settings.port) as \(topics.base)")
+            let now = runtime.clock.now
             state.withLock {
                 $0.published = [:]
                 $0.failedAttempts = 0
                 $0.disconnectedSince = nil
+                $0.takeovers.connected(at: now)
             }
             connection.publish(MQTTMessage(topic: topics.status, text: "online", qos: 1, retain: true))
             await publishEverything()
@@ -150,10 +157,14 @@ public final class MQTTBridge: Sendable {
         case .disconnected(let reason, let retryIn):
             // One line when the connection is lost, then one per 20 failed attempts: a board
             // whose broker is down for days must not fill its journal.
-            let attempt = state.withLock { state -> Int in
+            let now = runtime.clock.now
+            let (attempt, takenOver) = state.withLock { state -> (Int, Bool) in
                 state.failedAttempts += 1
                 if state.disconnectedSince == nil { state.disconnectedSince = Date() }
-                return state.failedAttempts
+                return (state.failedAttempts, state.takeovers.lost(at: now))
+            }
+            if takenOver {
+                log(.error, "mqtt: the broker keeps dropping the connection moments after accepting it: another client is connecting with the same client id (\(clientID)), most likely a second node named \(runtime.configuration.node); give each node its own \"node\" (or mqtt.clientID) in devices.json")
             }
             if attempt == 1 || attempt % 20 == 0 {
                 log(.warning, "mqtt: disconnected (\(reason)); retrying in \(DurationText.format(retryIn))\(attempt > 1 ? " (attempt \(attempt))" : "")")
