@@ -128,6 +128,19 @@ public final class NodeRuntime: Sendable {
         }
     }
 
+    /// Saves a lock change just made; if it cannot be saved, takes it back (a lock that a restart
+    /// would forget is no lock).
+    /// - Returns: why it was taken back, or nil once it is saved.
+    func persistLock(_ locked: Bool) async -> String? {
+        do {
+            try await persistRuntimeState()
+            return nil
+        } catch {
+            await center.setLocked(!locked)
+            return "\(locked ? "lock" : "unlock") not saved, so not done: \(error); free space in the state directory; Switchboard stays \(locked ? "unlocked" : "locked")"
+        }
+    }
+
     /// The kinds of control bound to a device.
     func kinds(boundTo device: String) -> [String] {
         configuration.controls.filter { $0.device == device || $0.devices.contains(device) }.map(\.kind)

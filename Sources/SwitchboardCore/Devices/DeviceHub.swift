@@ -112,13 +112,28 @@ public final class DeviceHub: Sendable {
         return state.withLock { $0.remote[id] }
     }
 
-    /// Switches an output or a remote device.
+    /// Switches an output or a remote device. An output's new value is in the journal before the
+    /// line moves: if it cannot be saved (a full or read-only state directory) nothing switches
+    /// and the command fails saying so — never a switched output reported as failed.
     public func set(_ id: String, to value: Bool) async throws {
         if let output = outputs[id] {
             try state.withLock { state in
-                try output.line.setValue(value)
-                state.persisted.outputs[id] = value
-                try stateFile?.record(output: id, value: value, in: state.persisted)
+                var next = state.persisted
+                next.outputs[id] = value
+                do {
+                    try stateFile?.record(output: id, value: value, in: next)
+                } catch {
+                    throw ControlError(.performFailed, detail: "\(output.settings.name) was not switched: its new state cannot be saved (\(error)); free space in the state directory")
+                }
+                do {
+                    try output.line.setValue(value)
+                } catch {
+                    // The journal has the value that did not happen: record the line's own.
+                    let actual = (try? output.line.value()) ?? state.persisted.outputs[id] ?? false
+                    try? stateFile?.record(output: id, value: actual, in: state.persisted)
+                    throw error
+                }
+                state.persisted = next
                 flusher?.note()
             }
             valueChanges.yield(id)

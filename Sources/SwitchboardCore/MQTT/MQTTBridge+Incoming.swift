@@ -79,15 +79,14 @@ extension MQTTBridge {
 
     private func handleLock(_ message: MQTTMessage) async {
         guard !message.retain else { return reject(message, "a retained lock command") }
+        let locked: Bool
         switch message.text?.trimmingCharacters().uppercased() {
-        case "LOCKED"?, "LOCK"?:
-            await runtime.center.setLocked(true)
-        case "UNLOCKED"?, "UNLOCK"?:
-            await runtime.center.setLocked(false)
-        default:
-            return reject(message, "not LOCKED or UNLOCKED")
+        case "LOCKED"?, "LOCK"?: locked = true
+        case "UNLOCKED"?, "UNLOCK"?: locked = false
+        default: return reject(message, "not LOCKED or UNLOCKED")
         }
-        try? await runtime.persistRuntimeState()
+        await runtime.center.setLocked(locked)
+        if let failure = await runtime.persistLock(locked) { return log(.error, "mqtt: \(failure)") }
         log(.info, "mqtt: \(message.text ?? "") by \(message.topic)")
     }
 

@@ -105,7 +105,13 @@ struct SocketSession {
             let reply = await runtime.handler.handle(command)
             var socketReply = SocketReply(reply)
             switch command.op {
-            case .place, .configure, .remove, .lock, .unlock:
+            case .lock, .unlock:
+                // A lock that is not saved would be gone after a restart: it does not happen.
+                if reply.ok, let failure = await runtime.persistLock(command.op == .lock) {
+                    daemon.log(.error, failure)
+                    socketReply = .failure(code: "notSaved", message: failure)
+                }
+            case .place, .configure, .remove:
                 if reply.ok {
                     do { try await runtime.persistRuntimeState() } catch { daemon.log(.error, "state not saved: \(error)") }
                 }
