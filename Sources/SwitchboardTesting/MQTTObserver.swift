@@ -42,6 +42,14 @@ public final class MQTTObserver: Sendable {
         connection.publish(MQTTMessage(topic: topic, text: text, qos: 1, retain: retain))
     }
 
+    /// The first `count` messages on `topic`, once that many came (or those that came within `timeout`).
+    public func received(_ count: Int, on topic: String, timeout: Duration = .seconds(10)) async -> [MQTTMessage] {
+        func matching(_ all: [(message: MQTTMessage, at: ContinuousClock.Instant)]) -> [MQTTMessage] {
+            all.map(\.message).filter { $0.topic == topic }
+        }
+        return Array(matching(await received.wait(timeout: timeout) { matching($0).count >= count } ?? received.value).prefix(count))
+    }
+
     /// Waits for a message on `topic` matching `predicate`; nil after `timeout`.
     public func waitFor(_ topic: String, timeout: Duration = .seconds(10), _ predicate: (MQTTMessage) -> Bool = { _ in true }) async -> MQTTMessage? {
         func matches(_ message: MQTTMessage) -> Bool { message.topic == topic && predicate(message) }

@@ -85,6 +85,45 @@ struct MQTTCommandPathTests {
         #expect(first.waitUntil(timeout: .seconds(30)) { first.log.contains(said) || second.log.contains(said) })
     }
 
+    @Test func commandsThatArriveWhileLockedStayRefusedAfterAnUnlock() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        // The garage opener is busy with a pulse while the node is locked, sent two more presses
+        // and unlocked: the presses wait their turn, and run after the unlock.
+        observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 0}"#)
+        observer.publish("\(Self.base)/lock/set", "LOCKED")
+        observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 1}"#)
+        observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 2}"#)
+        observer.publish("\(Self.base)/lock/set", "UNLOCKED")
+        let results = await observer.received(3, on: "\(Self.base)/controls/garage/result")
+        #expect(results.map(\.transactionNumber) == [0, 1, 2])
+        #expect(results.map { $0.text?.contains(#""outcome":"performed""#) == true } == [true, false, false])
+        #expect(results.dropFirst().allSatisfy { $0.text?.contains(#""code":"authenticationRequired""#) == true }, "decided by the lock when they arrived: \(results.compactMap(\.text))")
+        #expect(daemon.cli(["status"]).stdout.hasPrefix("node garage-pi, unlocked"))
+    }
+
+    @Test func aCommandThatWaitedPastItsDeadlineIsDroppedNotPerformed() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let configuration = MQTTEndToEndTests().configuration(port: broker.port)
+            .replacingOccurrences(of: #""discovery": true"#, with: #""discovery": true, "commandDeadline": "700ms""#)
+        #expect(configuration.contains("commandDeadline"))
+        let daemon = try DaemonHarness(configuration: configuration)
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        // Each press is a 500 ms pulse: the third and fourth wait a second and more.
+        for transaction in 1...4 {
+            observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": \#(transaction)}"#)
+        }
+        let results = await observer.received(4, on: "\(Self.base)/controls/garage/result")
+        #expect(results.map(\.transactionNumber) == [1, 2, 3, 4])
+        #expect(results.compactMap { $0.text?.firstMatch(of: /"outcome":"(\w+)"/).map { String($0.1) } } == ["performed", "performed", "expired", "expired"])
+        #expect(results.last?.text?.contains("longer than mqtt.commandDeadline (700ms); it was not performed") == true, "\(results.last?.text ?? "")")
+    }
+
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")

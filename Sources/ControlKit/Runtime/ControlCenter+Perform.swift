@@ -3,12 +3,16 @@ extension ControlCenter {
     /// state only once `perform()` has returned.
     ///
     /// Requests for one control run one at a time, in the order they arrive.
-    /// - Parameter authenticated: whether the caller is authenticated (the local CLI socket is;
-    ///   an MQTT message or a button press is not). While locked, only authenticated requests may
-    ///   perform an intent that requires authentication.
+    /// - Parameters:
+    ///   - authenticated: whether the caller is authenticated (the local CLI socket is; an MQTT
+    ///     message or a button press is not). While locked, only authenticated requests may
+    ///     perform an intent that requires authentication.
+    ///   - locked: the lock state to decide by: the one when the request arrived, for a request
+    ///     that waited its turn (an unlock does not let through what arrived while locked); nil
+    ///     for the lock state now.
     /// - Throws: ``ControlError``: unknown placement, needs configuration, wrong request,
     ///   authentication required, unavailable, or `.performFailed` with what `perform()` threw.
-    public func perform(_ id: String, _ request: ControlRequest, authenticated: Bool = false) async throws -> PerformOutcome {
+    public func perform(_ id: String, _ request: ControlRequest, authenticated: Bool = false, locked: Bool? = nil) async throws -> PerformOutcome {
         await acquirePerformTurn(id)
         defer { releasePerformTurn(id) }
 
@@ -22,7 +26,7 @@ extension ControlCenter {
             throw ControlError(.unavailable, kind: kind, placement: id, detail: "its value could not be loaded; it is retried with backoff")
         }
         let newValue = try requestedValue(request, for: snapshot, id: id)
-        if snapshot.action.authenticationPolicy.requiresAuthentication, isLocked, !authenticated {
+        if snapshot.action.authenticationPolicy.requiresAuthentication, locked ?? isLocked, !authenticated {
             throw ControlError(.authenticationRequired, kind: kind, placement: id, detail: "Switchboard is locked; unlock it (switchboard unlock) or use the local CLI")
         }
 

@@ -21,6 +21,8 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case performFailed
         /// The control has never rendered successfully, so it has no action yet.
         case unavailable
+        /// The request waited for its turn longer than its deadline and was dropped, not performed.
+        case expired
     }
 
     /// What went wrong.
@@ -51,6 +53,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongRequest: return "\(subject): \(detail)"
         case .performFailed: return "\(subject) failed: \(detail)"
         case .unavailable: return "\(subject) is unavailable: \(detail)"
+        case .expired: return "\(subject): too late: \(detail)"
         }
     }
 }

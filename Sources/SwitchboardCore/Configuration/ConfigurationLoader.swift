@@ -114,9 +114,12 @@ public enum ConfigurationLoader {
         }
         let discovery = reader.bool("discovery", default: true, &problems)
         let prefix = reader.string("discoveryPrefix", &problems) ?? "homeassistant"
+        let deadline = reader.duration("commandDeadline", default: .seconds(10), &problems) ?? .seconds(10)
         reader.finish(&problems)
-        return MQTTSettings(host: host, port: port, clientID: clientID, keepalive: keepalive, cleanSession: cleanSession, username: username, passwordFile: passwordFile,
-                            protocolVersion: version, tls: tls, baseTopic: base, discovery: discovery, discoveryPrefix: prefix)
+        var settings = MQTTSettings(host: host, port: port, clientID: clientID, keepalive: keepalive, cleanSession: cleanSession, username: username, passwordFile: passwordFile,
+                                    protocolVersion: version, tls: tls, baseTopic: base, discovery: discovery, discoveryPrefix: prefix)
+        settings.commandDeadline = deadline
+        return settings
     }
 
     private static func readChip(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> ChipSettings? {

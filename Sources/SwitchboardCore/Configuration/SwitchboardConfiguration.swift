@@ -37,6 +37,9 @@ public struct MQTTSettings: Sendable, Equatable {
     /// Home Assistant discovery, on by default.
     public var discovery: Bool
     public var discoveryPrefix: String
+    /// How long a command from MQTT may wait for its turn before it is dropped as too late
+    /// (default 10 s): a garage door command a minute late is not a command any more.
+    public var commandDeadline: Duration = .seconds(10)
 }
 
 public struct TLSSettings: Sendable, Equatable {

@@ -27,7 +27,8 @@ extension MQTTBridge {
 
     /// `<base>/controls/<id>/set`. Retained commands are never acted on: a retained `/set` left on
     /// the broker would otherwise switch the device at every restart ("ghost switching").
-    func handleCommand(_ message: MQTTMessage, id: String) async {
+    func handleCommand(_ arrived: ArrivedCommand, id: String) async {
+        let message = arrived.message
         guard !message.retain else {
             return reject(message, "a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(message.topic)")
         }
@@ -37,14 +38,22 @@ extension MQTTBridge {
         case .failure(let rejection): return reject(message, rejection.rawValue)
         }
         var outcome: [(key: String, value: JSONValue)] = []
+        let waited = arrived.at.duration(to: runtime.clock.now)
         do {
-            let performed = try await runtime.center.perform(id, command.request, authenticated: false)
+            guard waited <= settings.commandDeadline else {
+                throw ControlError(.expired, placement: id, detail: "waited \(DurationText.format(waited)) for its turn, longer than mqtt.commandDeadline (\(DurationText.format(settings.commandDeadline))); it was not performed")
+            }
+            let performed = try await runtime.center.perform(id, command.request, authenticated: false, locked: arrived.locked)
             log(.info, "mqtt: \(id) \(describe(command.request)) performed")
             outcome = [("outcome", .string("performed")), ("valueText", performed.presentation.valueText.map(JSONValue.string) ?? .null)]
         } catch let error as ControlError {
-            let refused = error.code != .performFailed
-            log(.warning, "mqtt: \(id) \(describe(command.request)) \(refused ? "refused" : "failed"): \(error)")
-            outcome = [("outcome", .string(refused ? "refused" : "failed")), ("code", .string(error.code.rawValue)), ("error", .string(error.description))]
+            let verdict = switch error.code {
+            case .performFailed: "failed"
+            case .expired: "expired"
+            default: "refused"
+            }
+            log(.warning, "mqtt: \(id) \(describe(command.request)) \(verdict): \(error)")
+            outcome = [("outcome", .string(verdict)), ("code", .string(error.code.rawValue)), ("error", .string(error.description))]
         } catch {
             outcome = [("outcome", .string("failed")), ("error", .string(String(describing: error)))]
         }

@@ -1,4 +1,12 @@
 import SwitchboardMQTT
+import SwitchboardSupport
+
+/// A command from MQTT as it arrived: when, and whether the node was locked then.
+struct ArrivedCommand: Sendable {
+    let message: MQTTMessage
+    let at: OffsetInstant
+    let locked: Bool
+}
 
 extension MQTTBridge {
     /// At most this many controls have a command lane of their own; commands to further control
@@ -11,24 +19,27 @@ extension MQTTBridge {
     /// command above all — are handled at once, never queued behind a command that waits for them.
     func serveIncoming() async {
         await withDiscardingTaskGroup { group in
-            var lanes: [String: AsyncStream<MQTTMessage>.Continuation] = [:]
+            var lanes: [String: AsyncStream<ArrivedCommand>.Continuation] = [:]
             for await message in connection.messages {
                 defer { memoryRelease.note() }
                 guard let id = topics.controlID(in: message.topic, suffix: "set") else {
                     await handle(message)
                     continue
                 }
+                // The lock and the clock are read as the command arrives: what arrived while
+                // locked stays refused, and a command that waits too long is dropped.
+                let command = ArrivedCommand(message: message, at: runtime.clock.now, locked: await runtime.center.isLocked)
                 if let lane = lanes[id] {
-                    lane.yield(message)
+                    lane.yield(command)
                 } else if lanes.count < Self.maximumCommandLanes {
-                    let (commands, lane) = AsyncStream<MQTTMessage>.makeStream()
+                    let (commands, lane) = AsyncStream<ArrivedCommand>.makeStream()
                     lanes[id] = lane
                     group.addTask {
                         for await command in commands { await self.handleCommand(command, id: id) }
                     }
-                    lane.yield(message)
+                    lane.yield(command)
                 } else {
-                    await handleCommand(message, id: id)
+                    await handleCommand(command, id: id)
                 }
             }
             for lane in lanes.values { lane.finish() }
