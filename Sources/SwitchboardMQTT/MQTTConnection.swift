@@ -166,6 +166,9 @@ public final class MQTTConnection: @unchecked Sendable {
     /// The libmosquitto this build uses: "libmosquitto 2.0.21".
     public static var libraryVersion: String { "libmosquitto \(Libmosquitto.version)" }
 
+    /// See ``MQTTClientConfiguration/maximumPayloadSize``.
+    fileprivate var maximumPayloadSize: Int? { configuration.maximumPayloadSize }
+
     /// Whether the connection is up now.
     public var connected: Bool { queue.sync { isConnected } }
 
@@ -300,11 +303,13 @@ private let onDisconnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointe
 
 private let onMessage: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void = { _, context, message in
     guard let context, let message, let topic = message.pointee.topic else { return }
+    let connection = Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue()
     let length = Int(message.pointee.payloadlen)
-    let payload: [UInt8] = length > 0 && message.pointee.payload != nil
+    let oversized = connection.maximumPayloadSize.map { length > $0 } ?? false
+    let payload: [UInt8] = length > 0 && message.pointee.payload != nil && !oversized
         ? Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: length))
         : []
-    Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue().didReceive(MQTTMessage(
-        topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain
-    ))
+    var received = MQTTMessage(topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain)
+    received.isOversized = oversized
+    connection.didReceive(received)
 }

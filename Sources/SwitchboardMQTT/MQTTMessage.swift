@@ -8,6 +8,9 @@ public struct MQTTMessage: Sendable, Hashable {
     public var qos: Int
     /// A retained message (on receipt: delivered from the broker's store when subscribing).
     public var retain: Bool
+    /// On receipt: the payload was larger than the connection's `maximumPayloadSize`, and was
+    /// not kept (``payload`` is empty).
+    public var isOversized = false
 
     public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false) {
         self.topic = topic
@@ -51,6 +54,9 @@ public struct MQTTClientConfiguration: Sendable {
     public var cleanSession: Bool
     /// Delays between reconnect attempts (capped, exponential, with jitter).
     public var reconnect: Backoff
+    /// Payloads larger than this are not copied out of libmosquitto's buffer: the message arrives
+    /// with ``MQTTMessage/isOversized`` set and no payload. Nil: no limit.
+    public var maximumPayloadSize: Int?
 
     public init(host: String = "127.0.0.1", port: Int = 1883, clientID: String? = nil, keepalive: Int = 60) {
         self.host = host

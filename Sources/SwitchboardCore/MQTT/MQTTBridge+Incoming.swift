@@ -27,16 +27,23 @@ extension MQTTBridge {
 
     /// `<base>/controls/<id>/set`. Retained commands are never acted on: a retained `/set` left on
     /// the broker would otherwise switch the device at every restart ("ghost switching").
-    func handleCommand(_ arrived: ArrivedCommand, id: String) async {
-        let message = arrived.message
+    /// A command's payload, or nil (logged and counted) for a retained or malformed one.
+    func checkedCommand(_ message: MQTTMessage) -> CommandPayload? {
         guard !message.retain else {
-            return reject(message, "a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(message.topic)")
+            reject(message, "a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(message.topic)")
+            return nil
         }
-        let command: CommandPayload
         switch CommandPayload.parse(message.payload) {
-        case .success(let parsed): command = parsed
-        case .failure(let rejection): return reject(message, rejection.rawValue)
+        case .success(let parsed): return parsed
+        case .failure(let rejection):
+            reject(message, rejection.rawValue)
+            return nil
         }
+    }
+
+    /// Performs a command in its turn and answers it on `/result` when it carried a transaction.
+    func handleCommand(_ arrived: ArrivedCommand, id: String) async {
+        let command = arrived.command
         var outcome: [(key: String, value: JSONValue)] = []
         let waited = arrived.at.duration(to: runtime.clock.now)
         do {
@@ -57,10 +64,22 @@ extension MQTTBridge {
         } catch {
             outcome = [("outcome", .string("failed")), ("error", .string(String(describing: error)))]
         }
-        if let transaction = command.transaction {
-            let payload = JSONValue.object([("transaction", transaction)] + outcome)
-            connection.publish(MQTTMessage(topic: topics.result(id), text: ControlLineProtocol.encodeLine(payload), qos: 1))
-        }
+        if let transaction = command.transaction { publishResult(of: id, transaction, outcome) }
+    }
+
+    /// A command that a newer one to the same control replaced while it waited its turn: not
+    /// performed, and its sender told so.
+    func supersede(_ arrived: ArrivedCommand, id: String) {
+        guard let transaction = arrived.command.transaction else { return }
+        publishResult(of: id, transaction, [
+            ("outcome", .string("superseded")), ("code", .string("superseded")),
+            ("error", .string("control \"\(id)\": a newer command to it arrived while this one waited; this one was not performed")),
+        ])
+    }
+
+    private func publishResult(of id: String, _ transaction: JSONValue, _ outcome: [(key: String, value: JSONValue)]) {
+        let payload = JSONValue.object([("transaction", transaction)] + outcome)
+        connection.publish(MQTTMessage(topic: topics.result(id), text: ControlLineProtocol.encodeLine(payload), qos: 1))
     }
 
     private func handleConfigure(_ message: MQTTMessage, id: String) async {
@@ -113,12 +132,37 @@ extension MQTTBridge {
         }
     }
 
+    /// Logs and counts a message that is ignored, in bounded memory: the first of each topic and
+    /// reason is logged, quoting at most 120 characters of the topic and 400 of the reason (which
+    /// may hold outside text), until 256 pairs are known;
+    /// after that one line a minute says how many more there were.
     func reject(_ message: MQTTMessage, _ reason: String) {
-        let first = state.withLock { state -> Bool in
-            state.rejected[reason, default: 0] += 1
-            return state.loggedRejections.insert(message.topic + "\u{0}" + reason).inserted
+        let topic = Self.quote(message.topic, 120), reason = Self.quote(reason, 400)
+        let now = runtime.clock.now
+        let (first, unlogged) = state.withLock { state -> (Bool, Int?) in
+            let key = state.rejected[reason] != nil || state.rejected.count < Self.rejectionMemory ? reason : "other"
+            state.rejected[key, default: 0] += 1
+            let pair = topic + "\u{0}" + reason
+            if state.loggedRejections.contains(pair) { return (false, nil) }
+            if state.loggedRejections.count < Self.rejectionMemory {
+                state.loggedRejections.insert(pair)
+                return (true, nil)
+            }
+            state.unlogged += 1
+            guard state.unloggedSaidAt.map({ $0.duration(to: now) >= .seconds(60) }) ?? true else { return (false, nil) }
+            defer { state.unlogged = 0; state.unloggedSaidAt = now }
+            return (false, state.unlogged)
         }
-        if first { log(.warning, "mqtt: ignored a message on \(message.topic): \(reason)") }
+        if first { log(.warning, "mqtt: ignored a message on \(topic): \(reason)") }
+        if let unlogged { log(.warning, "mqtt: ignored \(unlogged) more malformed message\(unlogged == 1 ? "" : "s") (not logged one by one)") }
+    }
+
+    /// How many topic and reason pairs, and reasons, are remembered.
+    static let rejectionMemory = 256
+
+    /// Text that holds outside input, as much of it as a log line quotes.
+    static func quote(_ text: String, _ limit: Int) -> String {
+        text.count <= limit ? text : text.prefix(limit) + "…(\(text.utf8.count) bytes)"
     }
 
     private func describe(_ request: ControlRequest) -> String {

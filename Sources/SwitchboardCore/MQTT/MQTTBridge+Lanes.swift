@@ -1,9 +1,9 @@
 import SwitchboardMQTT
 import SwitchboardSupport
 
-/// A command from MQTT as it arrived: when, and whether the node was locked then.
+/// A well-formed command from MQTT as it arrived: when, and whether the node was locked then.
 struct ArrivedCommand: Sendable {
-    let message: MQTTMessage
+    let command: CommandPayload
     let at: OffsetInstant
     let locked: Bool
 }
@@ -17,22 +17,30 @@ extension MQTTBridge {
     /// lane per control: one control's commands run one at a time in the order they came, while
     /// other controls' commands, and every other message — the state topics that confirm a
     /// command above all — are handled at once, never queued behind a command that waits for them.
+    /// In a lane only the newest command waits: one it replaces is answered `superseded`, so a
+    /// flood of commands to a control costs one waiting command, not a queue.
     func serveIncoming() async {
         await withDiscardingTaskGroup { group in
             var lanes: [String: AsyncStream<ArrivedCommand>.Continuation] = [:]
             for await message in connection.messages {
                 defer { memoryRelease.note() }
+                guard !message.isOversized else {
+                    reject(message, CommandPayload.Rejection.tooLarge.rawValue)
+                    continue
+                }
                 guard let id = topics.controlID(in: message.topic, suffix: "set") else {
                     await handle(message)
                     continue
                 }
-                // The lock and the clock are read as the command arrives: what arrived while
-                // locked stays refused, and a command that waits too long is dropped.
-                let command = ArrivedCommand(message: message, at: runtime.clock.now, locked: await runtime.center.isLocked)
+                // Checked as it arrives, so that every bad one is answered; the lock and the clock
+                // are read then too: what arrived while locked stays refused, and a command that
+                // waits too long is dropped.
+                guard let parsed = checkedCommand(message) else { continue }
+                let command = ArrivedCommand(command: parsed, at: runtime.clock.now, locked: await runtime.center.isLocked)
                 if let lane = lanes[id] {
-                    lane.yield(command)
+                    if case .dropped(let replaced) = lane.yield(command) { supersede(replaced, id: id) }
                 } else if lanes.count < Self.maximumCommandLanes {
-                    let (commands, lane) = AsyncStream<ArrivedCommand>.makeStream()
+                    let (commands, lane) = AsyncStream<ArrivedCommand>.makeStream(bufferingPolicy: .bufferingNewest(1))
                     lanes[id] = lane
                     group.addTask {
                         for await command in commands { await self.handleCommand(command, id: id) }

@@ -28,10 +28,13 @@ public final class MQTTBridge: Sendable {
     struct State {
         /// What was last published per topic, to publish only changes.
         var published: [String: [UInt8]] = [:]
-        /// Topic and reason pairs already logged as malformed.
+        /// Topic and reason pairs already logged as malformed (at most ``MQTTBridge/rejectionMemory``).
         var loggedRejections: Set<String> = []
-        /// Malformed messages by reason.
+        /// Malformed messages by reason (at most ``MQTTBridge/rejectionMemory`` reasons; the rest as "other").
         var rejected: [String: Int] = [:]
+        /// Rejections not logged since the memory filled, and when that was last said.
+        var unlogged = 0
+        var unloggedSaidAt: OffsetInstant?
         /// Reconnect attempts since the connection was last up.
         var failedAttempts = 0
         /// The connection went to the next configuration's bridge: it stays up when this one stops.
@@ -65,6 +68,8 @@ public final class MQTTBridge: Sendable {
             host: settings.host, port: settings.port, clientID: Self.clientID(settings, node: runtime.configuration.node), keepalive: settings.keepalive
         )
         configuration.username = settings.username
+        // Nothing Switchboard accepts is larger; a flood of large messages costs no memory.
+        configuration.maximumPayloadSize = CommandPayload.maximumSize
         configuration.cleanSession = settings.cleanSession
         if let file = settings.passwordFile {
             guard let data = FileManager.default.contents(atPath: file) else {
