@@ -107,6 +107,12 @@ install)
     out=$(as bob switchboard off porch 2>&1); rc=$?
     if ((rc != 0)) && [[ $(line_value $porch) == 1 ]]; then pass "switchboard off porch refused for bob, porch still on"; else fail "bob switched the porch: exit $rc, line $(line_value $porch)"; fi
 
+    echo "--- reload (SIGHUP)"
+    pid=$(prop MainPID)
+    if systemctl reload switchboardd.service && until_true 30 bash -c "journalctl -b -u switchboardd.service --no-pager -o cat | grep -q '^reloading '"; then
+        check "systemctl reload: same process, still active, porch still on" "$pid active 1" "$(prop MainPID) $(systemctl is-active switchboardd.service) $(line_value $porch)"
+    else fail "systemctl reload switchboardd: no \"reloading\" in the journal"; fi
+
     echo "--- the journal"
     journalctl -b -u switchboardd.service --no-pager -o short-monotonic | tail -30 | sed 's/^/    /'
     if journalctl -b -u switchboardd.service --no-pager -o cat | grep -q 'switchboardd ready'; then
