@@ -11,7 +11,7 @@ results=$hil/results
 phase=$(sed -n 's/.*switchboard\.phase=\([a-z]*\).*/\1/p' /proc/cmdline)
 log=$results/$phase.log
 exec > >(tee -a "$log") 2>&1
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SYSTEMD_PAGER= SYSTEMD_COLORS=0
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SYSTEMD_PAGER='' SYSTEMD_COLORS=0
 
 pass() { echo "PASS: [$phase] $*"; }
 fail() { echo "FAIL: [$phase] $*"; }

@@ -22,6 +22,7 @@
 # Env: HIL_SYSTEMD_KERNEL (a kernel image; default: built and cached by build-kernel.sh),
 #      SWITCHBOARD_PREBUILT, HIL_TIMEOUT (seconds per boot, default 600), HIL_ACCEL (tcg or kvm),
 #      HIL_KEEP=1 to keep the run folder (console logs, disk image), SWITCHBOARD_HIL_CACHE.
+# Runs as root (through sudo otherwise): it mounts an overlay of the root and chroots into it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -30,7 +31,11 @@ started=$(date +%s)
 
 say() { echo "switchboard systemd: $*"; }
 [[ $(uname -m) == x86_64 ]] || { say "SKIPPED: the VM boots an x86_64 root; this machine is $(uname -m)"; exit 0; }
-[[ $(id -u) == 0 ]] || { say "must run as root (it mounts an overlay of the Debian 13 root to build in)" >&2; exit 1; }
+# Root: it mounts an overlay of the Debian 13 root to build in, and chroots into it.
+if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null || { say "must run as root (mounts and chroot into the Debian 13 root)" >&2; exit 1; }
+    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE "$0" "$@"
+fi
 ensure_packages qemu-system-x86 busybox-static e2fsprogs >&2
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mkdir -p "$cache"
