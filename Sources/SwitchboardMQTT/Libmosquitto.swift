@@ -22,6 +22,13 @@ enum Libmosquitto {
     /// `mosquitto_destroy`.
     static func destroy(_ handle: OpaquePointer) { mosquitto_destroy(handle) }
 
+    /// `mosquitto_lib_version`: "2.0.21".
+    static var version: String {
+        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        _ = mosquitto_lib_version(&major, &minor, &revision)
+        return "\(major).\(minor).\(revision)"
+    }
+
     /// `mosquitto_int_option(MOSQ_OPT_PROTOCOL_VERSION)`.
     static func setProtocolVersion(_ handle: OpaquePointer, v5: Bool) throws {
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311), "mosquitto_int_option")
@@ -98,6 +105,11 @@ enum Libmosquitto {
     /// `mosquitto_subscribe`.
     static func subscribe(_ handle: OpaquePointer, filter: String, qos: Int32) throws {
         try check(mosquitto_subscribe(handle, nil, filter, qos), "mosquitto_subscribe")
+    }
+
+    /// `mosquitto_unsubscribe`.
+    static func unsubscribe(_ handle: OpaquePointer, filter: String) throws {
+        try check(mosquitto_unsubscribe(handle, nil, filter), "mosquitto_unsubscribe")
     }
 
     /// `mosquitto_connack_string`: why the broker refused a connection.

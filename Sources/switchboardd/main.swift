@@ -14,6 +14,7 @@ Runs the controls of a devices.json on this board's GPIO and MQTT.
   --state-dir DIR   where outputs, placements and timers are kept (default /var/lib/switchboard)
   --socket PATH     the local control socket (default /run/switchboard/switchboard.sock)
   --verbose         log debug lines too
+  --version         print the version and the libraries it was built with
   -h, --help        show this help
 
 Signals: SIGHUP reloads devices.json (a bad file keeps the running configuration),
@@ -44,6 +45,9 @@ while let argument = arguments.popFirst() {
     case "--verbose": verbose = true
     case "-h", "--help":
         print(usage)
+        exit(0)
+    case "--version":
+        print(Switchboard.versionLine(program: "switchboardd"))
         exit(0)
     default:
         printError("unknown option \(argument)\n\(usage)")

@@ -67,13 +67,15 @@ public enum ConfiguredControls {
                 action: ControlAction(title: title, authenticationPolicy: policy) { newValue in
                     let value = newValue ?? !isOn
                     try await hub.set(device.id, to: value)
+                    // The output switched: its auto-off runs whatever happens to the deadline's
+                    // save (it stays in memory, and goes to storage with the next save that works).
                     if let duration = control.autoOff {
                         if value {
                             let deadline = autoOff.start(device.id, duration: duration)
-                            try hub.updatePersisted { $0.autoOff[device.id] = deadline }
+                            try? hub.updatePersisted { $0.autoOff[device.id] = deadline }
                         } else {
                             autoOff.cancel(device.id)
-                            try hub.updatePersisted { $0.autoOff[device.id] = nil }
+                            try? hub.updatePersisted { $0.autoOff[device.id] = nil }
                         }
                     }
                     return .result()

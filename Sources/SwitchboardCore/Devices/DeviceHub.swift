@@ -27,6 +27,9 @@ public final class DeviceHub: Sendable {
     private let state: Locked<State>
     private let clock: AnyClock
     /// Sends a command to a device living in another system; set once MQTT connects.
+    /// The id of each device whose value changed, whoever changed it (a control, auto-off, a
+    /// state message from another system): every control bound to it reloads.
+    public let valueChanges = Broadcast<String>()
     private let remoteCommands = Locked<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
 
     /// Requests every output line with its restored initial value, so nothing glitches, or takes
@@ -46,10 +49,10 @@ public final class DeviceHub: Sendable {
                 guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
                 let line: any GPIOLineRequest
                 let level: Bool
-                if let handedOver = handover.take(gpio) {
+                if let handedOver = handover.take(gpio), let kept = Self.keep(handedOver, as: gpio) {
                     taken.append((gpio, handedOver))
                     line = handedOver
-                    level = (try? handedOver.value()) ?? false
+                    level = kept
                 } else {
                     switch device.restore {
                     case .off: level = false
@@ -77,6 +80,19 @@ public final class DeviceHub: Sendable {
         self.clock = AnyClock(clock)
     }
 
+    /// A handed-over output line, with `gpio`'s settings applied in place if they changed (the
+    /// device keeps its logical value, and the line is never free for another program to take):
+    /// its value, or nil when the line could not be changed in place and was released.
+    private static func keep(_ line: any GPIOLineRequest, as gpio: GPIOSettings) -> Bool? {
+        let level = (try? line.value()) ?? false
+        let current = line.configuration
+        if current.activeLow == gpio.activeLow, current.bias == gpio.bias, case .output(_, gpio.drive) = current.direction { return level }
+        let wanted = GPIOLineConfiguration(.output(initialValue: level, drive: gpio.drive), activeLow: gpio.activeLow, bias: gpio.bias, consumer: current.consumer)
+        if (try? line.reconfigure(wanted)) == true { return level }
+        line.release()
+        return nil
+    }
+
     /// The state to save now.
     public var persisted: PersistedState { state.withLock { $0.persisted } }
 
@@ -96,15 +112,31 @@ public final class DeviceHub: Sendable {
         return state.withLock { $0.remote[id] }
     }
 
-    /// Switches an output or a remote device.
+    /// Switches an output or a remote device. An output's new value is in the journal before the
+    /// line moves: if it cannot be saved (a full or read-only state directory) nothing switches
+    /// and the command fails saying so — never a switched output reported as failed.
     public func set(_ id: String, to value: Bool) async throws {
         if let output = outputs[id] {
             try state.withLock { state in
-                try output.line.setValue(value)
-                state.persisted.outputs[id] = value
-                try stateFile?.record(output: id, value: value, in: state.persisted)
+                var next = state.persisted
+                next.outputs[id] = value
+                do {
+                    try stateFile?.record(output: id, value: value, in: next)
+                } catch {
+                    throw ControlError(.performFailed, detail: "\(output.settings.name) was not switched: its new state cannot be saved (\(error)); free space in the state directory")
+                }
+                do {
+                    try output.line.setValue(value)
+                } catch {
+                    // The journal has the value that did not happen: record the line's own.
+                    let actual = (try? output.line.value()) ?? state.persisted.outputs[id] ?? false
+                    try? stateFile?.record(output: id, value: actual, in: state.persisted)
+                    throw error
+                }
+                state.persisted = next
                 flusher?.note()
             }
+            valueChanges.yield(id)
             return
         }
         guard let settings = settings[id], let mqtt = settings.mqtt else {
@@ -132,6 +164,7 @@ public final class DeviceHub: Sendable {
     /// Records a remote device's state from its state topic.
     public func setRemoteValue(_ id: String, _ value: Bool) {
         state.withLock { $0.remote[id] = value }
+        valueChanges.yield(id)
     }
 
     /// Connects remote commands (MQTT) to the hub.

@@ -1,0 +1,35 @@
+import Foundation
+import SwitchboardCore
+import SwitchboardTesting
+import Testing
+
+/// A state directory with no space left: a change that cannot be saved does not happen, and says so.
+/// The directory is a small tmpfs filled up, so this needs root (as the test command runs).
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct FullStateDirectoryTests {
+    @Test(.enabled(if: getuid() == 0, "mounts a small tmpfs as the state directory"))
+    func aChangeThatCannotBeSavedDoesNotHappen() throws {
+        let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        #expect(ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "switchboard-test", daemon.stateDirectory]).status == 0)
+        defer { _ = ChildProcess.run("/bin/umount", ["-l", daemon.stateDirectory]) }
+        try daemon.start()
+        _ = ChildProcess.run("/bin/dd", ["if=/dev/zero", "of=\(daemon.stateDirectory)/filler", "bs=4096"])
+
+        let on = daemon.cli(["on", "porch"])
+        #expect(on.status == 1)
+        #expect(on.stderr.contains("Porch Light was not switched: its new state cannot be saved (state file \(daemon.stateDirectory)/state.journal cannot be written: No space left on device); free space in the state directory"), "\(on.stderr)")
+        #expect(try DaemonEndToEndTests().outputs(daemon)["porch"] == false, "the light did not switch")
+
+        let lock = daemon.cli(["lock"])
+        #expect(lock.status == 1)
+        #expect(lock.stderr.contains("lock not saved, so not done: "), "\(lock.stderr)")
+        #expect(lock.stderr.contains("Switchboard stays unlocked"))
+        #expect(daemon.cli(["status"]).stdout.hasPrefix("node garage-pi, unlocked"))
+
+        try FileManager.default.removeItem(atPath: daemon.stateDirectory + "/filler")
+        #expect(daemon.cli(["on", "porch"]).status == 0)
+        #expect(daemon.cli(["lock"]).status == 0)
+        #expect(try DaemonEndToEndTests().outputs(daemon)["porch"] == true)
+    }
+}
