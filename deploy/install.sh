@@ -3,28 +3,78 @@
 # binaries, puts devices.json in /etc/switchboard (keeping one that is there), creates the
 # service user and groups, installs the udev rule where the distribution has none, and enables
 # the systemd unit. Run from the repository as a user who can sudo.
+#
+#   deploy/install.sh                  # build here (release), then install
+#   deploy/install.sh --prebuilt DIR   # install switchboardd and switchboard from DIR instead of
+#                                      # building (binaries built for this release elsewhere, e.g.
+#                                      # `swift build -c release --static-swift-stdlib` in a root
+#                                      # of the same Debian release); SWITCHBOARD_PREBUILT=DIR too
+#
+# Packages are installed only when missing (apt is not asked when everything is there, so an
+# offline machine that has them installs fine): the runtime libraries of the release (libgpiod3
+# on Debian 13 / Raspberry Pi OS Trixie, libgpiod2 on Debian 12 / Bookworm, libmosquitto1) and,
+# when building, the development packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source deploy/lib/packages.sh
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
-echo "switchboard: installing build and runtime packages"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends pkg-config libgpiod-dev gpiod libmosquitto-dev
+prebuilt=${SWITCHBOARD_PREBUILT:-}
+while (($#)); do
+    case $1 in
+        --prebuilt) [[ -n ${2:-} ]] || { echo "install.sh: --prebuilt needs a folder" >&2; exit 2; }; prebuilt=$2; shift 2 ;;
+        --prebuilt=*) prebuilt=${1#--prebuilt=}; shift ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        *) echo "install.sh: unknown argument \"$1\" (see --help)" >&2; exit 2 ;;
+    esac
+done
+if [[ -n $prebuilt ]]; then
+    for binary in switchboardd switchboard; do
+        [[ -x $prebuilt/$binary ]] || { echo "install.sh: no executable $binary in $prebuilt (--prebuilt)" >&2; exit 1; }
+    done
+fi
 
-echo "switchboard: building (release)"
-# The Swift runtime linked in: about 3 MiB less resident memory than the shared libraries.
-swift build -c release --static-swift-stdlib --product switchboardd
-swift build -c release --static-swift-stdlib --product switchboard
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
+# libgpiod's shared library is libgpiod.so.3 (libgpiod 2.x) from Debian 13 on, libgpiod.so.2
+# (libgpiod 1.6) before; the binaries must be built against the one this release has.
+libgpiod_runtime() {
+    local codename=""
+    [[ -r /etc/os-release ]] && codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    case $codename in
+        bullseye|bookworm) echo libgpiod2 ;;
+        trixie) echo libgpiod3 ;;
+        *)  # a later release: whichever the archive knows, newest first
+            if apt-cache show libgpiod3 >/dev/null 2>&1; then echo libgpiod3; else echo libgpiod2; fi ;;
+    esac
+}
+runtime_packages=("$(libgpiod_runtime)" libmosquitto1 gpiod)
+
+if [[ -n $prebuilt ]]; then
+    echo "switchboard: runtime packages (${runtime_packages[*]})"
+    ensure_packages "${runtime_packages[@]}"
+    bin=$prebuilt
+else
+    echo "switchboard: build and runtime packages"
+    ensure_packages pkg-config libgpiod-dev libmosquitto-dev "${runtime_packages[@]}"
+    command -v swift >/dev/null || {
+        echo "switchboard: no swift on the PATH: install Swift 6 (Debian 13: apt-get install swiftlang; see the README), or give --prebuilt DIR" >&2
+        exit 1
+    }
+    echo "switchboard: building (release)"
+    # The Swift runtime linked in: about 3 MiB less resident memory than the shared libraries.
+    swift build -c release --static-swift-stdlib --product switchboardd
+    swift build -c release --static-swift-stdlib --product switchboard
+    bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
+fi
 $sudo install -m 755 "$bin/switchboardd" "$bin/switchboard" /usr/local/bin/
 
 echo "switchboard: service user and groups"
-$sudo groupadd -f gpio
+$sudo groupadd -f --system gpio
 getent passwd switchboard >/dev/null || $sudo useradd --system --no-create-home --home-dir /var/lib/switchboard --shell /usr/sbin/nologin --user-group switchboard
 $sudo usermod -aG gpio switchboard
 if [ ! -e /etc/udev/rules.d/99-com.rules ] && ! grep -rqs 'gpiochip' /etc/udev/rules.d /lib/udev/rules.d; then
     $sudo install -m 644 deploy/99-switchboard-gpio.rules /etc/udev/rules.d/
-    $sudo udevadm control --reload && $sudo udevadm trigger --subsystem-match=gpio || true
+    # The chips must be the gpio group's before the service starts below.
+    { $sudo udevadm control --reload && $sudo udevadm trigger --subsystem-match=gpio --action=change && $sudo udevadm settle --timeout=30; } || true
 fi
 
 echo "switchboard: configuration"
@@ -33,7 +83,8 @@ if [ ! -e /etc/switchboard/devices.json ]; then
     $sudo install -m 640 -o root -g switchboard devices.json /etc/switchboard/devices.json
     $sudo install -m 644 devices.schema.json /etc/switchboard/devices.schema.json
 fi
-/usr/local/bin/switchboard check /etc/switchboard/devices.json || {
+# As root: /etc/switchboard is readable by root and the switchboard group only.
+$sudo /usr/local/bin/switchboard check /etc/switchboard/devices.json || {
     echo "switchboard: fix /etc/switchboard/devices.json (see above), then: sudo systemctl restart switchboardd"
 }
 $sudo install -d /usr/local/share/doc/switchboard

@@ -1,0 +1,183 @@
+#!/bin/bash
+# Runs INSIDE the VM of deploy/hil/systemd-test.sh, as a oneshot unit after multi-user.target,
+# with systemd as PID 1. The boot's phase comes from the kernel command line
+# (switchboard.phase=install|reboot); the repository is at /mnt/switchboard (read-only), the
+# binaries and this script at /mnt/switchboard-hil, where results/PHASE.log gets one PASS or
+# FAIL line per check. Ends the boot itself: `systemctl reboot` after install, power-off after
+# reboot.
+set -u
+hil=/mnt/switchboard-hil
+results=$hil/results
+phase=$(sed -n 's/.*switchboard\.phase=\([a-z]*\).*/\1/p' /proc/cmdline)
+log=$results/$phase.log
+exec > >(tee -a "$log") 2>&1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SYSTEMD_PAGER='' SYSTEMD_COLORS=0
+
+pass() { echo "PASS: [$phase] $*"; }
+fail() { echo "FAIL: [$phase] $*"; }
+info() { echo "INFO: [$phase] $*"; }
+# check DESCRIPTION WANT GOT
+check() { if [[ $3 == "$2" ]]; then pass "$1 ($3)"; else fail "$1: want \"$2\", got \"$3\""; fi; }
+# until SECONDS COMMAND...: runs COMMAND every half second until it succeeds or SECONDS pass.
+until_true() {
+    local deadline=$((SECONDS + $1)); shift
+    until "$@"; do ((SECONDS < deadline)) || return 1; sleep 0.5; done
+}
+prop() { systemctl show -p "$1" --value switchboardd.service; }
+finish() {
+    sync
+    touch "$results/$phase.done"
+    info "$1"
+    systemctl "$1" --no-block
+    exit 0
+}
+
+echo "=== switchboard systemd HIL, boot \"$phase\", $(date -u '+%F %T') UTC, uptime $(cut -d' ' -f1 /proc/uptime)s"
+check "PID 1 is systemd" systemd "$(cat /proc/1/comm)"
+info "systemd $(systemctl --version | head -1), kernel $(uname -r), boot $(cat /proc/sys/kernel/random/boot_id)"
+failed_units=$(systemctl list-units --failed --plain --no-legend | awk '{ print $1 }')
+info "system state: $(systemctl is-system-running) (this unit is part of the boot)"
+check "failed units" none "${failed_units:-none}"
+for unit in $failed_units; do journalctl -b -u "$unit" --no-pager -o cat | tail -5 | sed "s/^/    $unit: /"; done
+
+chip=$(gpiodetect | awk '/\[pinctrl-rp1\]/ { print $1; exit }')
+check "gpio-sim impersonates the Pi 5 header" "gpiochip0 [pinctrl-rp1] (54 lines)" "$(gpiodetect | grep -F '[pinctrl-rp1]')"
+check "line 17 is named GPIO17" GPIO17 "$(gpioinfo -c "${chip:-gpiochip0}" 17 2>/dev/null | awk '{ gsub(/"/, "", $3); print $3 }')"
+# What gpio-sim drives an output line to (the value a relay on that pin would see).
+line_value() { cat /sys/devices/platform/gpio-sim.*/"${chip:-gpiochip0}"/sim_gpio"$1"/value 2>/dev/null; }
+active() { [[ $(systemctl is-active switchboardd.service) == active ]]; }
+porch=17 fan=27
+
+case $phase in
+install)
+    # The journal kept on disk: the second boot reads this boot's shutdown of the service.
+    mkdir -p /var/log/journal && systemd-tmpfiles --create --prefix /var/log/journal && journalctl --flush
+
+    echo "--- deploy/install.sh --prebuilt $hil/bin"
+    t0=$SECONDS
+    if /mnt/switchboard/deploy/install.sh --prebuilt "$hil/bin"; then
+        pass "install.sh --prebuilt finished in $((SECONDS - t0))s with no network (packages already there)"
+    else
+        fail "install.sh --prebuilt exited with $?"
+    fi
+    for package in libgpiod3 libmosquitto1 gpiod; do
+        check "runtime package $package installed" "install ok installed" "$(dpkg-query -W -f='${Status}' "$package" 2>&1)"
+    done
+    check "service user's groups" "switchboard gpio" "$(id -nG switchboard 2>&1)"
+    gid=$(getent group gpio | cut -d: -f3)
+    if [[ -n $gid ]] && ((gid < 1000)); then pass "gpio is a system group (gid $gid)"; else fail "gpio group: \"$(getent group gpio)\""; fi
+    check "login shell of the service user" /usr/sbin/nologin "$(getent passwd switchboard | cut -d: -f7)"
+    check "udev rule installed (Debian has none for gpiochip)" present "$([[ -f /etc/udev/rules.d/99-switchboard-gpio.rules ]] && echo present || echo missing)"
+    check "/dev/$chip owner, group and mode after udev" "root gpio 660" "$(stat -c '%U %G %a' "/dev/$chip" 2>&1)"
+    check "/etc/switchboard" "root switchboard 750" "$(stat -c '%U %G %a' /etc/switchboard 2>&1)"
+    check "/etc/switchboard/devices.json" "root switchboard 640" "$(stat -c '%U %G %a' /etc/switchboard/devices.json 2>&1)"
+    check "unit enabled" enabled "$(systemctl is-enabled switchboardd.service 2>&1)"
+
+    if until_true 90 active; then pass "switchboardd active"; else fail "switchboardd not active: $(systemctl is-active switchboardd.service)"; fi
+    check "unit type" notify "$(prop Type)"
+    # Only READY=1 makes a Type=notify unit active; STATUS= comes in the same message.
+    check "READY=1 with STATUS= received" "Serving garage-pi" "$(prop StatusText)"
+    check "restarts so far" 0 "$(prop NRestarts)"
+    pid=$(prop MainPID); [[ $pid =~ ^[1-9][0-9]*$ ]] || pid=1   # none: the checks below fail on PID 1
+    check "daemon runs as" switchboard "$(ps -o user= -p "$pid" 2>&1)"
+    check "daemon's group; supplementary groups" "switchboard; switchboard,gpio" "$(ps -o egroup:20= -p "$pid" | tr -d ' '); $(ps -o supgrp:40= -p "$pid" | tr -d ' ')"
+    check "no capabilities (CapEff)" 0000000000000000 "$(awk '/^CapEff/ { print $2 }' "/proc/$pid/status")"
+    check "NoNewPrivileges" 1 "$(awk '/^NoNewPrivs/ { print $2 }' "/proc/$pid/status")"
+    check "seccomp filter on" 2 "$(awk '/^Seccomp:/ { print $2 }' "/proc/$pid/status")"
+    check "socket" "srw-rw---- switchboard switchboard" "$(stat -c '%A %U %G' /run/switchboard/switchboard.sock 2>&1)"
+    systemctl status --no-pager -n0 switchboardd.service | sed 's/^/    /'
+
+    echo "--- the CLI"
+    useradd --create-home --groups switchboard alice && useradd --create-home bob
+    as() { local user=$1; shift; runuser -u "$user" -- "$@"; }
+    out=$(as alice switchboard status 2>&1); rc=$?
+    echo "$out" | sed 's/^/    /'
+    check "switchboard status as alice (group switchboard)" 0 "$rc"
+    out=$(as alice switchboard center 2>&1); rc=$?
+    echo "$out" | sed 's/^/    /'
+    check "switchboard center as alice" 0 "$rc"
+    check "porch line (GPIO$porch) before" 0 "$(line_value $porch)"
+    out=$(as alice switchboard on porch 2>&1); rc=$?
+    echo "    $out"
+    check "switchboard on porch as alice" 0 "$rc"
+    check "porch line (GPIO$porch) driven high" 1 "$(line_value $porch)"
+    out=$(as bob switchboard status 2>&1); rc=$?
+    echo "    bob: $out (exit $rc)"
+    if ((rc != 0)); then pass "switchboard status refused for bob (not in the group): exit $rc"; else fail "switchboard status worked for bob"; fi
+    out=$(as bob switchboard off porch 2>&1); rc=$?
+    if ((rc != 0)) && [[ $(line_value $porch) == 1 ]]; then pass "switchboard off porch refused for bob, porch still on"; else fail "bob switched the porch: exit $rc, line $(line_value $porch)"; fi
+
+    echo "--- reload (SIGHUP)"
+    pid=$(prop MainPID)
+    if systemctl reload switchboardd.service && until_true 30 bash -c "journalctl -b -u switchboardd.service --no-pager -o cat | grep -q '^reloading '"; then
+        check "systemctl reload: same process, still active, porch still on" "$pid active 1" "$(prop MainPID) $(systemctl is-active switchboardd.service) $(line_value $porch)"
+    else fail "systemctl reload switchboardd: no \"reloading\" in the journal"; fi
+
+    echo "--- the journal"
+    journalctl -b -u switchboardd.service --no-pager -o short-monotonic | tail -30 | sed 's/^/    /'
+    if journalctl -b -u switchboardd.service --no-pager -o cat | grep -q 'switchboardd ready'; then
+        pass "journalctl -u switchboardd has the daemon's \"switchboardd ready\""
+    else fail "no \"switchboardd ready\" in journalctl -u switchboardd"; fi
+
+    echo "--- the watchdog"
+    check "WatchdogUSec" 30s "$(prop WatchdogUSec)"
+    first=$(prop WatchdogTimestampMonotonic)
+    if until_true 40 bash -c "[[ \$(systemctl show -p WatchdogTimestampMonotonic --value switchboardd.service) != $first ]]"; then
+        pass "WATCHDOG=1 pings arrive (WatchdogTimestamp advanced from $first to $(prop WatchdogTimestampMonotonic) µs)"
+    else fail "WatchdogTimestamp did not advance in 40s (still $first)"; fi
+    pid=$(prop MainPID)
+    [[ $pid =~ ^[1-9][0-9]*$ ]] && kill -STOP "$pid"
+    info "SIGSTOP to switchboardd ($pid) at uptime $(cut -d' ' -f1 /proc/uptime)s"
+    restarted() { local now; now=$(prop MainPID); [[ $now != 0 && $now != "$pid" ]] && active; }
+    if until_true 90 restarted; then
+        pass "systemd restarted the stopped daemon (pid $pid -> $(prop MainPID), NRestarts $(prop NRestarts)) at uptime $(cut -d' ' -f1 /proc/uptime)s"
+    else fail "no restart within 90s of SIGSTOP (MainPID $(prop MainPID), $(systemctl is-active switchboardd.service))"; fi
+    if journalctl -b -u switchboardd.service --no-pager -o cat | grep -q 'Watchdog timeout'; then
+        pass "journal: \"$(journalctl -b -u switchboardd.service --no-pager -o cat | grep -m1 'Watchdog timeout')\""
+    else fail "no \"Watchdog timeout\" in the journal"; fi
+    if until_true 20 bash -c "[[ \$(cat /sys/devices/platform/gpio-sim.*/${chip:-gpiochip0}/sim_gpio$porch/value) == 1 ]]"; then
+        pass "porch restored on after the watchdog restart (restore: last)"
+    else fail "porch line is $(line_value $porch) after the watchdog restart"; fi
+
+    echo "--- systemd-analyze security"
+    systemd-analyze security --no-pager switchboardd.service >"$results/security.txt" 2>&1
+    sed 's/^/    /' "$results/security.txt"
+    score=$(grep -m1 'Overall exposure level' "$results/security.txt" | sed 's/^→ *//')
+    if [[ -n $score ]]; then pass "systemd-analyze security: $score"; else fail "systemd-analyze security printed no exposure level"; fi
+
+    echo "--- before the reboot"
+    as alice switchboard status 2>&1 | sed 's/^/    /'
+    check "porch on before the reboot" 1 "$(line_value $porch)"
+    check "fan off before the reboot" 0 "$(line_value $fan)"
+    cat /proc/sys/kernel/random/boot_id >"$results/install.boot_id"
+    finish reboot
+    ;;
+reboot)
+    before=$(cat "$results/install.boot_id" 2>/dev/null)
+    if [[ -n $before && $before != "$(cat /proc/sys/kernel/random/boot_id)" ]]; then pass "a new boot (boot id $before before)"; else fail "same boot id as the install boot, or none recorded"; fi
+    journalctl --list-boots --no-pager 2>&1 | sed 's/^/    /'
+    check "boots in the journal" 2 "$(journalctl --list-boots --no-pager 2>/dev/null | grep -cE '^ *-?[0-9]+ +[0-9a-f]{32} ')"
+    check "unit enabled" enabled "$(systemctl is-enabled switchboardd.service 2>&1)"
+    if until_true 90 active; then pass "switchboardd came up at boot: active"; else fail "switchboardd not active after the reboot: $(systemctl is-active switchboardd.service)"; fi
+    check "READY=1 with STATUS= received" "Serving garage-pi" "$(prop StatusText)"
+    check "restarts" 0 "$(prop NRestarts)"
+    check "/dev/$chip group and mode at boot (udev coldplug)" "gpio 660" "$(stat -c '%G %a' "/dev/$chip" 2>&1)"
+    check "porch (restore: last) restored on after the reboot: GPIO$porch" 1 "$(line_value $porch)"
+    check "fan (restore: off) off after the reboot: GPIO$fan" 0 "$(line_value $fan)"
+    out=$(runuser -u alice -- switchboard status 2>&1); rc=$?
+    echo "$out" | sed 's/^/    /'
+    check "switchboard status as alice after the reboot" 0 "$rc"
+    echo "--- the previous boot's end and this boot's start"
+    journalctl -b -1 -u switchboardd.service --no-pager -o short-monotonic | tail -8 | sed 's/^/    /'
+    previous=$(journalctl -b -1 -u switchboardd.service --no-pager -o cat)
+    if grep -q '^Stopped switchboardd.service' <<<"$previous" && grep -q 'switchboardd stopped' <<<"$previous"; then
+        pass "the reboot stopped the unit and the daemon cleanly (\"switchboardd stopped\", \"Stopped switchboardd.service\" in the previous boot's journal)"
+    else fail "the previous boot's journal lacks \"switchboardd stopped\" or \"Stopped switchboardd.service\""; fi
+    journalctl -b -u switchboardd.service --no-pager -o short-monotonic | tail -30 | sed 's/^/    /'
+    finish poweroff
+    ;;
+*)
+    fail "unknown phase \"$phase\" (kernel command line: $(cat /proc/cmdline))"
+    finish poweroff
+    ;;
+esac

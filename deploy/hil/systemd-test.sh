@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# The systemd stage: deploy/install.sh and deploy/switchboardd.service, run for real. Boots the
+# Debian 13 root (deploy/debian13/root.sh) under qemu with systemd as PID 1, on a kernel with
+# cgroup v2, namespaces, seccomp and BPF (deploy/hil/build-kernel.sh deploy/hil/kernel-systemd.config),
+# with a gpio-sim chip impersonating a Raspberry Pi 5 header (gpiochip0, label pinctrl-rp1,
+# 54 lines GPIO0…GPIO53) made by the initramfs before systemd starts. Inside, a test unit runs
+# deploy/hil/systemd-guest.sh after multi-user.target:
+#   boot 1: install.sh --prebuilt (user, groups, udev rule, /etc/switchboard, unit enabled and
+#           started), READY under the hardening options, the CLI for a member of the switchboard
+#           group and not for others, the watchdog restarting a stopped daemon, the journal,
+#           systemd-analyze security; switches the porch light on, then `systemctl reboot`
+#   boot 2: on the same disk, the service came up by itself and restored the porch light.
+# The cached root stays untouched: the guest's root is an overlay whose upper layer lives on a
+# throw-away ext4 image (a virtio disk), which is what carries the installation and the state
+# from the first boot to the second.
+#
+# The binaries are release builds made inside the Debian 13 root (against its libgpiod 2.x), in
+# .build-debian13-release; SWITCHBOARD_PREBUILT=DIR uses switchboardd and switchboard from DIR
+# instead. Prints one PASS or FAIL line per check and exits non-zero on any failure.
+#
+#   deploy/hil/systemd-test.sh
+# Env: HIL_SYSTEMD_KERNEL (a kernel image; default: built and cached by build-kernel.sh),
+#      SWITCHBOARD_PREBUILT, HIL_TIMEOUT (seconds per boot, default 600), HIL_ACCEL (tcg or kvm),
+#      HIL_KEEP=1 to keep the run folder (console logs, disk image), SWITCHBOARD_HIL_CACHE.
+# Runs as root (through sudo otherwise): it mounts an overlay of the root and chroots into it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+source deploy/lib/packages.sh
+started=$(date +%s)
+
+say() { echo "switchboard systemd: $*"; }
+[[ $(uname -m) == x86_64 ]] || { say "SKIPPED: the VM boots an x86_64 root; this machine is $(uname -m)"; exit 0; }
+# Root: it mounts an overlay of the Debian 13 root to build in, and chroots into it.
+if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null || { say "must run as root (mounts and chroot into the Debian 13 root)" >&2; exit 1; }
+    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE "$0" "$@"
+fi
+ensure_packages qemu-system-x86 busybox-static e2fsprogs >&2
+cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
+mkdir -p "$cache"
+
+# --- the Debian 13 root and the kernel (both cached) ---------------------------------------
+root=$(deploy/debian13/root.sh)
+kernel=${HIL_SYSTEMD_KERNEL:-$(deploy/hil/build-kernel.sh deploy/hil/kernel-systemd.config)}
+[[ -f $kernel ]] || { say "no kernel image at $kernel" >&2; exit 1; }
+say "root $root"
+say "kernel $kernel"
+
+run=$(mktemp -d /var/tmp/switchboard-systemd.XXXXXX)
+qemu=
+cleanup() {
+    [[ -n $qemu ]] && kill -KILL "$qemu" 2>/dev/null
+    if [[ ${HIL_KEEP:-0} == 1 ]]; then say "kept $run" >&2; else rm -rf "$run"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- the binaries: a release build inside the root (an overlay of it: the cache stays pristine) -
+mkdir -p "$run/share/bin" "$run/share/results"
+if [[ -n ${SWITCHBOARD_PREBUILT:-} ]]; then
+    bin=$SWITCHBOARD_PREBUILT
+    say "binaries from $bin (SWITCHBOARD_PREBUILT)"
+else
+    build_started=$(date +%s)
+    say "building the release binaries in the Debian 13 root (.build-debian13-release)"
+    mkdir -p "$run/build/upper" "$run/build/work" "$run/build/root"
+    # In a private mount namespace: the overlay and the binds vanish with it, even after kill -9.
+    if ! unshare --mount --propagation private bash -euc '
+        root=$1 build=$2 repo=$3
+        mount -t overlay none -o "lowerdir=$root,upperdir=$build/upper,workdir=$build/work" "$build/root"
+        for fs in /proc /sys /dev "$repo"; do mkdir -p "$build/root$fs" && mount --bind "$fs" "$build/root$fs"; done
+        swift=(swift build -c release --static-swift-stdlib --scratch-path .build-debian13-release)
+        chroot "$build/root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+            sh -c "cd \"\$1\" && shift && \"\$@\" --product switchboardd && \"\$@\" --product switchboard" sh "$repo" "${swift[@]}"
+        ' _ "$root" "$run/build" "$repo" >"$run/build.log" 2>&1; then
+        tail -40 "$run/build.log" >&2
+        say "FAIL: release build in the Debian 13 root (log above)"
+        exit 1
+    fi
+    rm -rf "$run/build"
+    bin=$repo/.build-debian13-release/release
+    say "built in $(($(date +%s) - build_started))s"
+fi
+for binary in switchboardd switchboard; do
+    [[ -x $bin/$binary ]] || { say "no $binary in $bin" >&2; exit 1; }
+    cp "$bin/$binary" "$run/share/bin/"
+done
+cp deploy/hil/systemd-guest.sh "$run/share/guest.sh"
+
+# The test unit: after multi-user.target; the script ends the boot itself (reboot or power-off).
+cat >"$run/share/switchboard-hil.service" <<'UNIT'
+[Unit]
+Description=Switchboard systemd HIL checks
+After=multi-user.target
+[Service]
+Type=oneshot
+ExecStart=/bin/bash /mnt/switchboard-hil/guest.sh
+StandardOutput=journal+console
+StandardError=journal+console
+TimeoutStartSec=480
+# A crash or a time-out ends the boot at once; the SIGTERM of the reboot or power-off the script
+# asked for, which may reach it before it has exited, is no failure.
+FailureAction=poweroff-force
+SuccessExitStatus=SIGTERM
+[Install]
+WantedBy=multi-user.target
+UNIT
+
+# --- the initramfs: overlay root, gpio-sim Pi 5 header, switch_root into systemd --------------
+read -r -d '' init <<'INIT' || true
+#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc none /proc; mount -t sysfs none /sys; mount -t devtmpfs none /dev
+exec </dev/console >/dev/console 2>&1
+fail() { echo "switchboard-hil: FATAL: $*"; sync; poweroff -f; sleep 10; }
+argument() { for word in $(cat /proc/cmdline); do case $word in "$1"=*) echo "${word#*=}" ;; esac; done; }
+lower=$(argument switchboard.lower) repo=$(argument switchboard.repo)
+p9=trans=virtio,version=9p2000.L,msize=262144
+mkdir -p /host /persist /newroot
+mount -t 9p -o $p9,ro,cache=loose host /host || fail "cannot mount the host root"
+mount -t ext4 /dev/vda /persist || fail "cannot mount the disk /dev/vda"
+mkdir -p /persist/upper /persist/work
+mount -t overlay none -o lowerdir=/host$lower,upperdir=/persist/upper,workdir=/persist/work /newroot ||
+    fail "cannot lay the overlay on /host$lower"
+
+# A Raspberry Pi 5's header as the kernel shows it: gpiochip0, label pinctrl-rp1, 54 lines.
+mount -t configfs none /sys/kernel/config || fail "no configfs"
+c=/sys/kernel/config/gpio-sim/pi5-header
+mkdir $c $c/bank0 || fail "no gpio-sim"
+echo 54 > $c/bank0/num_lines && echo pinctrl-rp1 > $c/bank0/label || fail "gpio-sim bank"
+i=0
+while [ $i -lt 54 ]; do mkdir $c/bank0/line$i && echo GPIO$i > $c/bank0/line$i/name; i=$((i + 1)); done
+echo 1 > $c/live || fail "gpio-sim live"
+echo "switchboard-hil: $(cat $c/bank0/chip_name) [pinctrl-rp1] (54 lines) on $(cat $c/dev_name)"
+umount /sys/kernel/config
+
+# The test material (read-write: results come back through it) and the repository (read-only).
+mkdir -p /newroot/mnt/switchboard-hil /newroot/mnt/switchboard
+mount -t 9p -o $p9 hil /newroot/mnt/switchboard-hil || fail "cannot mount the test folder"
+mount --bind /host$repo /newroot/mnt/switchboard || fail "cannot mount the repository"
+cp /newroot/mnt/switchboard-hil/switchboard-hil.service /newroot/etc/systemd/system/
+mkdir -p /newroot/etc/systemd/system/multi-user.target.wants
+ln -sf ../switchboard-hil.service /newroot/etc/systemd/system/multi-user.target.wants/switchboard-hil.service
+
+mount --move /dev /newroot/dev
+umount /sys /proc
+exec switch_root /newroot /sbin/init
+INIT
+key=$( { printf '%s' "$init"; sha256sum /bin/busybox; } | sha256sum | cut -c1-16)
+initramfs=$cache/initramfs-systemd-$key.cpio.gz
+if [[ ! -f $initramfs ]]; then
+    stage=$(mktemp -d)
+    mkdir -p "$stage/bin"
+    cp /bin/busybox "$stage/bin/busybox"
+    printf '%s\n' "$init" >"$stage/init" && chmod 755 "$stage/init"
+    (cd "$stage" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$initramfs.tmp"
+    mv "$initramfs.tmp" "$initramfs" && rm -rf "$stage"
+fi
+
+# --- the persistent disk: holds the overlay's upper layer across the reboot ---------------------
+truncate -s 2G "$run/disk.img"
+mkfs.ext4 -q -F -m 0 -L switchboard-hil "$run/disk.img"
+
+accel=${HIL_ACCEL:-}
+if [[ -z $accel ]]; then
+    accel=tcg
+    if [[ -w /dev/kvm ]] && timeout 10 qemu-system-x86_64 -accel kvm -cpu host -nodefaults -display none -m 64M \
+        -kernel "$kernel" -append "console=ttyS0 panic=-1" -no-reboot -serial stdio </dev/null 2>/dev/null | grep -q 'Linux version'; then
+        accel=kvm
+    fi
+fi
+case $accel in
+    kvm) accel_options=(-accel kvm -cpu host) ;;
+    tcg) accel_options=(-accel tcg,thread=multi -cpu max) ;;
+    *) say "HIL_ACCEL is kvm or tcg, not \"$accel\"" >&2; exit 2 ;;
+esac
+
+# boot PHASE: one run of the VM; the guest ends it by rebooting or powering off (-no-reboot).
+boot() {
+    local phase=$1 boot_started status
+    boot_started=$(date +%s)
+    say "boot $phase"
+    set +e
+    timeout -k 5 "${HIL_TIMEOUT:-600}" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2G \
+        -nodefaults -no-user-config -display none -no-reboot \
+        -kernel "$kernel" -initrd "$initramfs" \
+        -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.lower=$root switchboard.repo=$repo switchboard.phase=$phase" \
+        -serial "file:$run/console-$phase.log" \
+        -drive "file=$run/disk.img,format=raw,if=virtio,cache=writeback" \
+        -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
+        -virtfs "local,path=$run/share,mount_tag=hil,security_model=none" \
+        </dev/null >"$run/qemu-$phase.log" 2>&1 &
+    qemu=$!
+    tail -n +1 -F -s 0.5 --pid="$qemu" "$run/share/results/$phase.log" 2>/dev/null &
+    local follower=$!
+    wait "$qemu"; status=$?
+    qemu=
+    wait "$follower" 2>/dev/null
+    set -e
+    say "boot $phase: $(($(date +%s) - boot_started))s (qemu exit $status, $accel)"
+    if [[ ! -f $run/share/results/$phase.done ]]; then
+        echo "FAIL: boot $phase did not finish its checks$( ((status == 124 || status == 137)) && echo " (time limit ${HIL_TIMEOUT:-600}s)"); console tail:"
+        tail -40 "$run/console-$phase.log" | sed 's/^/    /'
+        cat "$run/qemu-$phase.log"
+        return 1
+    fi
+}
+
+failed=0
+boot install || failed=1
+if ((failed == 0)); then boot reboot || failed=1; fi
+
+echo
+say "results"
+grep -h -E '^(PASS|FAIL|INFO)' "$run/share/results/install.log" "$run/share/results/reboot.log" 2>/dev/null || true
+passes=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^PASS' || true)
+failures=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^FAIL' || true)
+[[ -f $run/share/results/security.txt ]] && say "systemd-analyze security: $(grep -m1 'Overall exposure level' "$run/share/results/security.txt" | sed 's/^→ *//')"
+say "$passes passed, $failures failed, $(($(date +%s) - started))s in all"
+((failures == 0 && failed == 0))
