@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardSupport
 
 /// A child process started with `posix_spawn` and reaped with `waitpid` (Foundation's `Process`
 /// is not safe to wait on from many test threads at once).
@@ -10,32 +11,11 @@ public final class ChildProcess: @unchecked Sendable {
     /// `logPath` (or nowhere), standard error to `errorPath` (or `logPath`).
     public init(_ path: String, _ arguments: [String], inputPath: String? = nil, logPath: String? = nil,
                 errorPath: String? = nil, environment: [String: String] = [:]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let output = logPath ?? "/dev/null"
-        posix_spawn_file_actions_addopen(&actions, 0, inputPath ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath ?? output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        // The test process blocks some signals on its threads; the child must not inherit that.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), all = sigset_t()
-        sigemptyset(&empty)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { word in word.withCString { strdup($0) } } + [nil]
-        defer { argv.forEach { free($0) } }
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { "\($0.key)=\($0.value)" }.map { word in word.withCString { strdup($0) } } + [nil]
-        defer { envp.forEach { free($0) } }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(result)))") }
-        pid = child
+        switch ProcessSpawn.spawn(path, arguments, input: inputPath, output: logPath, error: errorPath, environment: merged.map { "\($0.key)=\($0.value)" }) {
+        case .success(let child): pid = child
+        case .failure(let error): throw HarnessError(error.description)
+        }
     }
 
     deinit { stop(signal: SIGKILL) }

@@ -4,32 +4,64 @@ import SwitchboardSupport
 import Glibc
 #endif
 
-/// Speaks announcements with `espeak-ng` when it is installed. Each utterance is its own process,
-/// started and reaped off the button's path: nothing waits for speech.
-public struct SpeechAnnouncer: Sendable {
+/// Speaks announcements with `espeak-ng` when it is installed, one utterance at a time: a new one
+/// interrupts the one still being spoken (a hint overtaken by the outcome of a short press is
+/// stale), so two never talk over each other. Processes are started and reaped off the button's
+/// path: nothing waits for speech.
+public final class SpeechAnnouncer: Sendable {
     public let executable: String?
+    /// Starts utterances in order; it may wait (up to a second) for an interrupted one to end,
+    /// which is why it is a queue of its own and never the cooperative pool.
+    private let queue = DispatchQueue(label: "switchboard.speech")
+    /// The utterance being spoken: its process, and a signal that it has ended.
+    private struct Utterance {
+        let pid: pid_t
+        let ended: DispatchSemaphore
+    }
+    // Invariant: set and cleared under the mutex; cleared before the process is reaped, so a
+    // signal never reaches a reused pid.
+    private let speaking = Locked<Utterance?>(nil)
 
     public init(searchPath: [String] = ["/usr/bin/espeak-ng", "/usr/local/bin/espeak-ng"]) {
         executable = searchPath.first { access($0, X_OK) == 0 }
     }
 
-    /// Starts speaking `text`; returns at once.
+    /// Starts speaking `text`, interrupting what is being spoken; returns at once.
     public func speak(_ text: String) {
         guard let executable else { return }
-        DispatchQueue.global(qos: .utility).async {
-            var pid: pid_t = 0
-            let words: [String] = [executable, "--", text]
-            let argv: [UnsafeMutablePointer<CChar>?] = words.map { word in word.withCString { strdup($0) } } + [nil]
-            defer { argv.forEach { free($0) } }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        queue.async {
+            self.interrupt()
+            guard let pid = Self.spawn(executable, text) else { return }
+            let ended = DispatchSemaphore(value: 0)
+            self.speaking.withLock { $0 = Utterance(pid: pid, ended: ended) }
+            DispatchQueue.global(qos: .utility).async { self.reap(pid, ended) }
         }
+    }
+
+    /// Stops the utterance being spoken and waits until it has: SIGTERM, then SIGKILL after a second.
+    private func interrupt() {
+        guard let current = speaking.withLock({ utterance -> Utterance? in
+            if let utterance { kill(utterance.pid, SIGTERM) }
+            return utterance
+        }) else { return }
+        if current.ended.wait(timeout: .now() + 1) == .timedOut {
+            speaking.withLock { if $0?.pid == current.pid { kill(current.pid, SIGKILL) } }
+            current.ended.wait()
+        }
+    }
+
+    /// Waits for an utterance's process to end, forgets it, then reaps it.
+    private func reap(_ pid: pid_t, _ ended: DispatchSemaphore) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        speaking.withLock { if $0?.pid == pid { $0 = nil } }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        ended.signal()
+    }
+
+    private static func spawn(_ executable: String, _ text: String) -> pid_t? {
+        try? ProcessSpawn.spawn(executable, ["--", text]).get()
     }
 }
 

@@ -1,0 +1,42 @@
+import Foundation
+import SwitchboardCore
+import SwitchboardTesting
+import Testing
+
+/// The speech announcer speaks one utterance at a time: a new one interrupts the one still
+/// being spoken. A stand-in `espeak-ng` records what it was asked to say and whether it was cut off.
+@Suite struct SpeechAnnouncerTests {
+    @Test func aNewUtteranceInterruptsTheOneBeingSpoken() async throws {
+        let folder = try TemporaryFolder()
+        let record = folder.path + "/spoken"
+        let speaker = folder.path + "/espeak-ng"
+        try """
+        #!/bin/sh
+        trap 'echo "interrupted: $2" >> \(record); exit 0' TERM
+        echo "speaking: $2" >> \(record)
+        sleep 3 & wait $!
+        echo "finished: $2" >> \(record)
+        """.write(toFile: speaker, atomically: true, encoding: .utf8)
+        chmod(speaker, 0o755)
+        let speech = SpeechAnnouncer(searchPath: [speaker])
+        #expect(speech.executable == speaker)
+
+        func spoken() -> String { (try? String(contentsOfFile: record, encoding: .utf8)) ?? "" }
+        func waitUntilSpoken(_ text: String) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !spoken().contains(text), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            return spoken().contains(text)
+        }
+        speech.speak("Hold to Turn On Porch Light")
+        #expect(await waitUntilSpoken("speaking: Hold"))
+        speech.speak("Porch Light: On")
+        #expect(await waitUntilSpoken("finished: Porch Light: On"))
+        #expect(spoken() == """
+        speaking: Hold to Turn On Porch Light
+        interrupted: Hold to Turn On Porch Light
+        speaking: Porch Light: On
+        finished: Porch Light: On
+
+        """)
+    }
+}
