@@ -32,4 +32,20 @@ struct FullStateDirectoryTests {
         #expect(daemon.cli(["lock"]).status == 0)
         #expect(try DaemonEndToEndTests().outputs(daemon)["porch"] == true)
     }
+
+    @Test(.enabled(if: getuid() == 0, "mounts a small tmpfs as the state directory"))
+    func aReloadThatCanRunNeitherConfigurationEndsTheDaemonForARestart() throws {
+        let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        #expect(ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "switchboard-test", daemon.stateDirectory]).status == 0)
+        defer { _ = ChildProcess.run("/bin/umount", ["-l", daemon.stateDirectory]) }
+        try daemon.start()
+        _ = ChildProcess.run("/bin/dd", ["if=/dev/zero", "of=\(daemon.stateDirectory)/filler", "bs=4096"])
+        try daemon.writeConfiguration(DaemonEndToEndTests.sample.replacingOccurrences(of: #""title": "Attic Fan""#, with: #""title": "Loft Fan""#))
+        _ = daemon.signal(SIGHUP)
+        #expect(daemon.waitUntil { daemon.pid.map { kill($0, 0) != 0 || daemon.log.contains("switchboardd stopped") } ?? true })
+        #expect(daemon.signal(SIGTERM) == 1, "exit status 1, for systemd to restart it")
+        #expect(daemon.log.contains("the previous configuration could not start again either: "))
+        #expect(daemon.log.contains("switchboardd stopping: neither the new nor the previous configuration could start"))
+    }
 }

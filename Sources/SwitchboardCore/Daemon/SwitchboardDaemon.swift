@@ -84,6 +84,7 @@ public final class SwitchboardDaemon: Sendable {
         log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : ", GPIO through \(LibgpiodChip.libraryVersion)")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
         notifier.notify("READY=1\nSTATUS=Serving \(runtime.configuration.node)")
 
+        var exitStatus: Int32 = 0
         await withDiscardingTaskGroup { group in
             group.addTask { await self.serve(listener) }
             group.addTask { await self.runGenerations() }
@@ -94,7 +95,14 @@ public final class SwitchboardDaemon: Sendable {
             }
             for await signal in signals {
                 if signal == SIGHUP {
-                    await reload(stateFile: stateFile)
+                    guard await reload(stateFile: stateFile) else {
+                        // Neither configuration runs: better a restart (systemd's
+                        // Restart=on-failure) than a daemon that answers with nothing behind it.
+                        log(.error, "switchboardd stopping: neither the new nor the previous configuration could start")
+                        notifier.notify("STOPPING=1")
+                        exitStatus = 1
+                        break
+                    }
                 } else {
                     log(.info, "switchboardd stopping (signal \(signal))")
                     notifier.notify("STOPPING=1")
@@ -112,7 +120,7 @@ public final class SwitchboardDaemon: Sendable {
         }
         log(.info, "switchboardd stopped")
         withExtendedLifetime(lock) {}
-        return 0
+        return exitStatus
     }
 
     /// Brings the node up on chips from ``openChips(for:)``.
@@ -181,7 +189,8 @@ public final class SwitchboardDaemon: Sendable {
     }
 
     /// SIGHUP: validates the file first; a bad file keeps the running configuration.
-    private func reload(stateFile: StateFile) async {
+    /// - Returns: false when neither the new configuration nor the previous one could start.
+    private func reload(stateFile: StateFile) async -> Bool {
         log(.info, "reloading \(options.configPath)")
         let configuration: SwitchboardConfiguration
         let opened: OpenChips
@@ -190,9 +199,9 @@ public final class SwitchboardDaemon: Sendable {
             opened = try openChips(for: configuration)
         } catch {
             log(.error, "\(error)\nkeeping the running configuration")
-            return
+            return true
         }
-        guard let old = current.withLock({ $0 }) else { return }
+        guard let old = current.withLock({ $0 }) else { return false }
         try? await old.persistRuntimeState()
         // An unchanged broker connection stays up: nothing on the broker (Home Assistant) flaps.
         let connection = old.bridge?.handOver(to: configuration)
@@ -206,11 +215,16 @@ public final class SwitchboardDaemon: Sendable {
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
-            if let chips = try? openChips(for: old.configuration),
-               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile, handover: handover, mqttConnection: connection) {
+            do {
+                let restored = try await start(old.configuration, chips: try openChips(for: old.configuration), stateFile: stateFile, handover: handover, mqttConnection: connection)
                 setCurrent(restored)
+            } catch {
+                log(.error, "the previous configuration could not start again either: \(error)")
+                current.withLock { $0 = nil }
+                return false
             }
         }
+        return true
     }
 
     private func serve(_ listener: UnixSocketListener) async {
