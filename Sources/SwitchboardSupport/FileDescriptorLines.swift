@@ -19,15 +19,23 @@ public enum FileDescriptorLine: Sendable, Equatable {
 /// reader costs nothing. The sequence ends at end of file, or at once if the descriptor cannot be
 /// watched (no descriptor left to duplicate it: EMFILE). A line longer than `maximumLineLength`
 /// is discarded as it comes and reported as ``FileDescriptorLine/tooLong``; reading goes on.
+///
+/// Reading keeps pace with the consumer: once 16 lines wait unread, the descriptor is not read
+/// again until only 4 do, so a writer that sends faster than its lines are handled (a client
+/// that sends commands without reading the replies) is held back by its own socket buffer
+/// instead of growing this process's memory.
 public struct FileDescriptorLines: AsyncSequence, Sendable {
     public typealias Element = FileDescriptorLine
 
     private let stream: AsyncStream<FileDescriptorLine>
+    private let flow: LineFlow
 
     /// Starts reading `descriptor` (made non-blocking). The caller still owns and closes it.
     public init(descriptor original: Int32, maximumLineLength: Int = 1 << 20) {
         let (stream, continuation) = AsyncStream<FileDescriptorLine>.makeStream(bufferingPolicy: .unbounded)
         self.stream = stream
+        let flow = LineFlow()
+        self.flow = flow
         // The source watches its own duplicate, closed once it is cancelled, so the caller may
         // close `original` whenever it likes.
         let descriptor = dup(original)
@@ -45,7 +53,10 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count > 0 {
-                    for line in splitter.feed(buffer[0..<count]) { continuation.yield(line) }
+                    let lines = splitter.feed(buffer[0..<count])
+                    for line in lines { continuation.yield(line) }
+                    // Enough waits unread: stop reading until the consumer catches up.
+                    if flow.produced(lines.count) { return }
                 } else if count == 0 {
                     if let last = splitter.finish() { continuation.yield(last) }
                     source.cancel()
@@ -63,11 +74,70 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
             continuation.finish()
         }
         let cancellation = SourceCancellation(source)
-        continuation.onTermination = { _ in cancellation.cancel() }
+        flow.source = cancellation
+        continuation.onTermination = { _ in
+            // A suspended source would never run its cancellation (and close its descriptor).
+            flow.end()
+            cancellation.cancel()
+        }
         source.resume()
     }
 
-    public func makeAsyncIterator() -> AsyncStream<FileDescriptorLine>.AsyncIterator { stream.makeAsyncIterator() }
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), flow: flow) }
+
+    /// Hands out the lines, telling the reader each time one was taken.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<FileDescriptorLine>.AsyncIterator
+        let flow: LineFlow
+
+        public mutating func next() async -> FileDescriptorLine? {
+            let line = await base.next()
+            if line != nil { flow.consumed() }
+            return line
+        }
+    }
+}
+
+/// How many lines wait unread, and whether the reading source is suspended for it.
+final class LineFlow: @unchecked Sendable {
+    static let high = 16
+    static let low = 4
+    // Invariant: the counts are only touched under the mutex; `source` is set once, before the
+    // source first runs, and suspended and resumed only under the mutex, in balance.
+    private let state = Locked<(waiting: Int, suspended: Bool, ended: Bool)>((0, false, false))
+    var source: SourceCancellation?
+
+    /// Lines were handed on (on the reader's queue). Returns true when the reader is now
+    /// suspended and must stop reading.
+    func produced(_ count: Int) -> Bool {
+        state.withLock { state in
+            state.waiting += count
+            guard state.waiting >= Self.high, !state.suspended, !state.ended else { return false }
+            state.suspended = true
+            source?.suspend()
+            return true
+        }
+    }
+
+    /// A line was taken by the consumer.
+    func consumed() {
+        state.withLock { state in
+            state.waiting -= 1
+            guard state.suspended, state.waiting <= Self.low else { return }
+            state.suspended = false
+            source?.resume()
+        }
+    }
+
+    /// The consumer is gone: never suspend again, and resume so that the source can be cancelled.
+    func end() {
+        state.withLock { state in
+            state.ended = true
+            guard state.suspended else { return }
+            state.suspended = false
+            source?.resume()
+        }
+    }
 }
 
 /// Splits bytes into lines; used only on its reader's serial queue.
@@ -112,6 +182,8 @@ public final class SourceCancellation: @unchecked Sendable {
     private let source: any DispatchSourceProtocol
     public init(_ source: any DispatchSourceProtocol) { self.source = source }
     public func cancel() { source.cancel() }
-    /// Resumes the source after a `suspend()` made on its own queue.
+    /// Suspends the source (balanced by a later ``resume()``).
+    public func suspend() { source.suspend() }
+    /// Resumes the source after a ``suspend()``.
     public func resume() { source.resume() }
 }

@@ -230,6 +230,13 @@ case "check":
                 problems.append(ConfigurationProblem(path, "\(error) (add --simulate to check against simulated chips)"))
             }
         }
+        // The daemon reads these at start and stops if it cannot: say so now.
+        for (path, readable) in [("mqtt.passwordFile", configuration.mqtt?.passwordFile), ("mqtt.tls.caFile", configuration.mqtt?.tls?.caFile),
+                                 ("mqtt.tls.certificateFile", configuration.mqtt?.tls?.certificateFile), ("mqtt.tls.keyFile", configuration.mqtt?.tls?.keyFile)] {
+            guard let readable, access(readable, R_OK) != 0 else { continue }
+            let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(geteuid())"
+            problems.append(ConfigurationProblem(path, "\(readable) cannot be read by \(user) (\(String(cString: strerror(errno)))); the daemon must be able to read it: as the service user, run this check with sudo -u switchboard"))
+        }
         if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
         try ConfigurationLoader.validateLines(configuration, chips: chips, locations: locations, file: file)
         print("\(file): valid: node \(configuration.node), \(configuration.devices.count) devices, \(configuration.controls.count) controls, \(configuration.placements.count) placements\(simulate ? " (simulated chips)" : "")\(warnings > 0 ? "; \(warnings) warning\(warnings == 1 ? "" : "s") above" : "")")

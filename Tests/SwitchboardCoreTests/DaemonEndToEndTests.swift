@@ -120,6 +120,12 @@ struct DaemonEndToEndTests {
         let fixed = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", RepositoryFiles.samplePath, "--simulate"])
         #expect(fixed.status == 0)
         #expect(fixed.stdout.hasSuffix("valid: node garage-pi, 5 devices, 4 controls, 6 placements (simulated chips)\n"))
+
+        // A password file the daemon could not read stops its start: check says so first.
+        try daemon.writeConfiguration(Self.sample.replacingOccurrences(of: #""discovery": true"#, with: #""discovery": true, "username": "garage", "passwordFile": "/nonexistent/mqtt-password""#))
+        let unreadable = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath, "--simulate"])
+        #expect(unreadable.status == 4)
+        #expect(unreadable.stderr.contains("mqtt.passwordFile: /nonexistent/mqtt-password cannot be read by "), "\(unreadable.stderr)")
     }
 
     @Test func killDuringToggleStreamRestoresTheLastAcknowledgedState() throws {

@@ -60,4 +60,21 @@ struct SocketLimitsTests {
         #expect(connection.send(#"{"op":"status"}"# + "\n"))
         #expect(reply(connection.readLine())?.node == "garage-pi")
     }
+
+    @Test func aClientThatSendsWithoutReadingIsHeldBackByItsOwnSocket() throws {
+        let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
+        try daemon.start()
+        let connection = try #require(RawSocketConnection(path: daemon.socketPath))
+        _ = fcntl(connection.descriptor, F_SETFL, fcntl(connection.descriptor, F_GETFL) | O_NONBLOCK)
+        let line = Array((#"{"op":"status"}"# + "\n").utf8)
+        let chunk = [UInt8]((0..<4096).flatMap { _ in line })
+        var accepted = 0
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline, accepted < 512 << 20 {
+            let written = chunk.withUnsafeBytes { send(connection.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 { accepted += written } else { usleep(1000) }
+        }
+        #expect(accepted < 4 << 20, "the daemon stopped reading a client that does not read its replies: \(accepted) bytes taken")
+        #expect(daemon.cli(["status"]).status == 0, "and serves others meanwhile")
+    }
 }
