@@ -43,6 +43,8 @@ public final class MQTTBridge: Sendable {
         var disconnectedSince: Date?
         /// Another client taking the session again and again.
         var takeovers = TakeoverDetector()
+        /// The discovery topics announced, once the first full announcement has been made.
+        var announced: Set<String>?
     }
 
     // Invariant: only touched under the mutex.
@@ -194,9 +196,14 @@ public final class MQTTBridge: Sendable {
         case .presentation(let presentation):
             publishPresentation(presentation)
             await publishConfiguration(of: presentation)
+            await announceIfNew(presentation)
         case .removed(let id):
+            // The entity goes first, then its state: Home Assistant would otherwise render its
+            // template against the empty state once more.
+            let removals = discovery?.removals(for: id) ?? []
+            for message in removals { publishRetained(message.topic, [], force: true) }
             publishRetained(topics.control(id), [])
-            for message in discovery?.removals(for: id) ?? [] { publishRetained(message.topic, []) }
+            forget(Set(removals.map(\.topic)))
         case .locked(let locked):
             publishLock(locked)
         }
@@ -217,22 +224,64 @@ public final class MQTTBridge: Sendable {
         publishRetained(topics.lock, Array((locked ? "LOCKED" : "UNLOCKED").utf8))
     }
 
+    /// Every entity and trigger; then removes what was announced before and is not placed now
+    /// (placements removed while the daemon was down or by a reload, and the Lock Screen and Action
+    /// button entities of versions that announced them), and remembers what was announced.
     private func publishDiscovery() async {
         guard let discovery else { return }
         let center = runtime.center
-        for presentation in await center.presentations {
-            let parameters = (try? await center.parameters(ofKind: presentation.kind)) ?? []
-            let devices = parameters.count == 1 ? parameters[0].options : []
-            for message in discovery.messages(for: presentation, devices: devices) {
-                let payload = message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? []
-                publishRetained(message.topic, payload, force: true)
-            }
+        var announced: Set<String> = []
+        let presentations = await center.presentations
+        for presentation in presentations {
+            announced.formUnion(await announce(presentation, discovery))
         }
         for button in runtime.configuration.actionButtons where button.announce.contains(.mqtt) {
             for message in discovery.triggers(for: button.id) {
                 publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
+                announced.insert(message.topic)
             }
         }
+        let previous = runtime.hub.persisted.announced.map(Set.init)
+        var gone = (previous ?? []).subtracting(announced)
+        if previous == nil {
+            // Announced by a version that kept no record: clear every entity a placement not in
+            // Control Center could have had.
+            for presentation in presentations where presentation.space != .controlCenter {
+                gone.formUnion(presentation.id.map { discovery.removals(for: $0).map(\.topic) } ?? [])
+            }
+        }
+        for topic in gone.subtracting(announced).sorted() { publishRetained(topic, [], force: true) }
+        state.withLock { $0.announced = announced }
+        if previous != announced { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
+    }
+
+    /// Publishes a placed control's entities; returns their topics.
+    private func announce(_ presentation: ControlPresentation, _ discovery: HomeAssistantDiscovery) async -> [String] {
+        let parameters = (try? await runtime.center.parameters(ofKind: presentation.kind)) ?? []
+        let devices = parameters.count == 1 ? parameters[0].options : []
+        return discovery.messages(for: presentation, devices: devices).map { message in
+            let payload = message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? []
+            publishRetained(message.topic, payload, force: true)
+            return message.topic
+        }
+    }
+
+    /// A control placed at runtime (`switchboard add`) gets its entities at once.
+    private func announceIfNew(_ presentation: ControlPresentation) async {
+        guard let discovery, let topic = discovery.entityTopic(for: presentation),
+              state.withLock({ $0.announced.map { !$0.contains(topic) } ?? false }) else { return }
+        let added = await announce(presentation, discovery)
+        state.withLock { $0.announced?.formUnion(added) }
+        if let announced = state.withLock({ $0.announced }) { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
+    }
+
+    /// Entities removed: no longer announced.
+    private func forget(_ removed: Set<String>) {
+        guard let announced = state.withLock({ state -> Set<String>? in
+            state.announced?.subtract(removed)
+            return state.announced
+        }) else { return }
+        try? runtime.hub.updatePersisted { $0.announced = announced.sorted() }
     }
 
     /// Publishes a retained message unless the same payload was the last published on the topic.

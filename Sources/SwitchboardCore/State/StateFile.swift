@@ -30,6 +30,10 @@ public struct PersistedState: Sendable, Codable, Equatable {
     /// Device id → when its auto-off fires, in seconds since 1970 (wall clock, so it survives a reboot).
     public var autoOff: [String: Double] = [:]
     public var locked = false
+    /// The Home Assistant discovery topics last announced, so that an entity whose placement is
+    /// gone (removed at runtime, by a reload, or while the daemon was down) is removed, not left
+    /// behind. Nil before the first announcement.
+    public var announced: [String]?
 
     public init() {}
 }

@@ -1,0 +1,89 @@
+import ControlKit
+import Foundation
+import SwitchboardCore
+import SwitchboardMQTT
+import SwitchboardTesting
+import Testing
+
+/// What Home Assistant is told, read back from the broker's retained discovery topics: entities
+/// for Control Center placements only, added and removed as placements are, never left behind.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct HomeAssistantEntitiesTests {
+    static let base = MQTTEndToEndTests.base
+
+    /// The retained discovery configurations now: topic → payload, empty ones left out.
+    func retained(_ broker: MosquittoBroker) async throws -> [String: String] {
+        let reader = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")
+        try await Task.sleep(for: .milliseconds(300))
+        return Dictionary(reader.messages.filter { $0.retain && !$0.payload.isEmpty }.map { ($0.topic, $0.text ?? "") }, uniquingKeysWith: { _, last in last })
+    }
+
+    @Test func onlyControlCenterPlacementsAreEntities() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        let topics = try await retained(broker).keys.filter { $0.hasSuffix("/config") }.sorted()
+        #expect(topics == [
+            "homeassistant/button/garage-pi/garage/config",
+            "homeassistant/device_automation/garage-pi/button_hold/config",
+            "homeassistant/device_automation/garage-pi/button_press/config",
+            "homeassistant/select/garage-pi/kitchen_device/config",
+            "homeassistant/switch/garage-pi/fan/config",
+            "homeassistant/switch/garage-pi/kitchen/config",
+            "homeassistant/switch/garage-pi/porch/config",
+        ], "no entities for the Lock Screen (porch-lock) or the Action button (action)")
+        let press = try await retained(broker)["homeassistant/device_automation/garage-pi/button_press/config"]
+        #expect(press?.contains(#""payload":"cancelled""#) == true, "a short press is a release before the hold time, not every press")
+    }
+
+    @Test func placementsAddedAndRemovedAtRuntimeComeAndGo() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "#")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("homeassistant/switch/garage-pi/porch/config") != nil)
+
+        #expect(daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
+        let added = await observer.waitFor("homeassistant/switch/garage-pi/fan2/config") { !$0.payload.isEmpty }
+        #expect(added?.text?.contains(#""unique_id":"switchboard_garage-pi_fan2""#) == true, "a runtime placement appears at once")
+
+        observer.clear()
+        #expect(daemon.cli(["remove", "fan2"]).status == 0)
+        #expect(await observer.waitFor("\(Self.base)/controls/fan2") { $0.payload.isEmpty } != nil)
+        let order = observer.messages.filter { $0.payload.isEmpty }.map(\.topic)
+        #expect(order.first == "homeassistant/switch/garage-pi/fan2/config", "the entity goes before its state: \(order)")
+        #expect(order.contains("\(Self.base)/controls/fan2"))
+        #expect(try await retained(broker)["homeassistant/switch/garage-pi/fan2/config"] == nil)
+    }
+
+    @Test func placementsRemovedWhileDownOrByAReloadLeaveNoGhosts() async throws {
+        let broker = try MosquittoBroker()
+        let sample = MQTTEndToEndTests().configuration(port: broker.port)
+        let daemon = try DaemonHarness(configuration: sample)
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        #expect(daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
+        #expect(try await retained(broker)["homeassistant/switch/garage-pi/fan2/config"] != nil)
+
+        // Removed from the state while the daemon is down (as a restore of an older state would).
+        _ = daemon.signal(SIGTERM)
+        let statePath = daemon.stateDirectory + "/state.json"
+        var state = try JSONDecoder().decode(PersistedState.self, from: Data(contentsOf: URL(fileURLWithPath: statePath)))
+        state.placements.removeAll { $0.id == "fan2" }
+        try JSONEncoder().encode(state).write(to: URL(fileURLWithPath: statePath))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await retained(broker)["homeassistant/switch/garage-pi/fan2/config"] == nil, "gone from Home Assistant too")
+
+        // A reload whose devices.json no longer places the fan.
+        try daemon.writeConfiguration(sample.replacingOccurrences(of: #"    { "id": "fan", "control": "fan", "space": "controlCenter", "size": "large" },"#, with: ""))
+        _ = daemon.signal(SIGHUP)
+        #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
+        try await Task.sleep(for: .milliseconds(300))
+        let after = try await retained(broker)
+        #expect(after["homeassistant/switch/garage-pi/fan/config"] == nil)
+        #expect(after["homeassistant/switch/garage-pi/porch/config"] != nil)
+    }
+}
