@@ -7,7 +7,8 @@ import PackageDescription
 /// Layers, bottom to top:
 /// - `SwitchboardSupport`: time (an erased `Clock`), backoff and coalescing state machines, no C.
 /// - `ControlKit`: the pure model that mirrors WidgetKit/AppIntents controls, no C.
-/// - `CGPIOD` → `SwitchboardGPIO`: libgpiod behind one adapter file, and the simulated chip.
+/// - `CGPIOD` → `CGPIODAdapter` → `SwitchboardGPIO`: libgpiod 1.x or 2.x behind one C adapter, and
+///   the simulated chip.
 /// - `SwitchboardTesting`: the test doubles shipped as a library (manual clock, recorders).
 let package = Package(
     name: "Switchboard",
@@ -28,7 +29,10 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
-        .target(name: "SwitchboardGPIO", dependencies: ["CGPIOD", "SwitchboardSupport"]),
+        // Every libgpiod call, in C: compiled against whichever gpiod.h the machine has
+        // (libgpiod 1.x on Debian 12 / Pi OS Bookworm, 2.x on Debian 13 / Pi OS Trixie).
+        .target(name: "CGPIODAdapter", dependencies: ["CGPIOD"]),
+        .target(name: "SwitchboardGPIO", dependencies: ["CGPIODAdapter", "SwitchboardSupport"]),
 
         .systemLibrary(
             name: "CMosquitto",

@@ -1,5 +1,5 @@
 #ifndef SWITCHBOARD_CGPIOD_SHIM_H
 #define SWITCHBOARD_CGPIOD_SHIM_H
-// libgpiod 1.x (Debian 12, Raspberry Pi OS Bookworm). A 2.x adapter would add its own module.
+// libgpiod, 1.x or 2.x: whichever the machine has. Only CGPIODAdapter calls it.
 #include <gpiod.h>
 #endif

@@ -2,7 +2,8 @@ import SwitchboardSupport
 
 /// Debounces an input's edges as a service: ``run(_:)`` reads the raw edges, times each window on
 /// the injected clock, and hands every accepted edge to the handler. Nothing polls: with no edges
-/// it waits on the line's events.
+/// it waits on the line's events. Where the kernel already debounces the line over the window
+/// (a request with `debounce` through libgpiod 2.x), its edges are handed on as they come.
 public struct DebouncedInput: Sendable {
     private let edges: GPIOEdgeEvents
     private let clock: AnyClock
@@ -18,7 +19,7 @@ public struct DebouncedInput: Sendable {
     public init(_ request: any GPIOLineRequest, window: Duration = .milliseconds(20), clock: some Clock<Duration> = ContinuousClock()) throws {
         self.edges = try request.edges()
         self.initialValue = try request.value()
-        self.window = window
+        self.window = request.kernelDebounce >= window ? .zero : window
         self.clock = AnyClock(clock)
     }
 
@@ -29,6 +30,14 @@ public struct DebouncedInput: Sendable {
 
     /// Runs until the line's edges end (it was released) or the task is cancelled.
     public func run(_ handler: @Sendable (GPIOEdgeEvent) async -> Void) async {
+        guard window > .zero else {
+            var value = initialValue
+            for await edge in edges where edge.value != value {
+                value = edge.value
+                await handler(edge)
+            }
+            return
+        }
         let (inputs, continuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
         var debouncer = Debouncer(window: window, initialValue: initialValue)
         await withDiscardingTaskGroup { group in

@@ -18,8 +18,12 @@ public protocol GPIOChip: AnyObject, Sendable {
 public protocol GPIOLineRequest: AnyObject, Sendable {
     /// The line's offset.
     var offset: Int { get }
-    /// How it was requested.
+    /// How it is requested now.
     var configuration: GPIOLineConfiguration { get }
+    /// The window over which the kernel debounces this input's edges: the configuration's
+    /// `debounce` where the kernel does it (libgpiod 2.x), zero where it does not (libgpiod 1.x,
+    /// the simulated chip), and then ``DebouncedInput`` debounces in software.
+    var kernelDebounce: Duration { get }
     /// The line's logical value, read from the line (not a cached value).
     func value() throws -> Bool
     /// Drives an output to a logical value.
@@ -28,6 +32,12 @@ public protocol GPIOLineRequest: AnyObject, Sendable {
     /// The input's edges, as the kernel stamps them.
     /// - Throws: ``GPIOError`` `.wrongDirection` for an output or an input without edge detection.
     func edges() throws -> GPIOEdgeEvents
+    /// Changes the line's settings (direction, value, active-low, bias, drive) without releasing
+    /// it, so nothing else can take it and an output does not glitch. Edge detection stays as
+    /// requested.
+    /// - Returns: false where the change cannot be made in place (libgpiod 1.x cannot change a
+    ///   line requested for edges; edge detection itself never changes): release and request again.
+    func reconfigure(_ configuration: GPIOLineConfiguration) throws -> Bool
     /// Gives the line back.
     func release()
 }

@@ -34,6 +34,12 @@ public enum GPIOLineDirection: Sendable, Hashable {
     case output(initialValue: Bool, drive: GPIODrive = .pushPull)
     /// An input, reporting `edges` if set.
     case input(edges: GPIOEdgeDetection? = nil)
+
+    /// The edges an input reports; nil for an output or an input without edge detection.
+    public var edges: GPIOEdgeDetection? {
+        if case .input(let edges) = self { return edges }
+        return nil
+    }
 }
 
 /// A line request's settings.
@@ -44,11 +50,15 @@ public struct GPIOLineConfiguration: Sendable, Hashable {
     public var bias: GPIOBias
     /// The name the kernel shows as the line's consumer.
     public var consumer: String
+    /// For an input with edges: the window over which the kernel debounces them, where it can
+    /// (libgpiod 2.x: ``GPIOLineRequest/kernelDebounce`` says whether it does). Zero for none.
+    public var debounce: Duration
 
-    public init(_ direction: GPIOLineDirection, activeLow: Bool = false, bias: GPIOBias = .asIs, consumer: String = "switchboard") {
+    public init(_ direction: GPIOLineDirection, activeLow: Bool = false, bias: GPIOBias = .asIs, debounce: Duration = .zero, consumer: String = "switchboard") {
         self.direction = direction
         self.activeLow = activeLow
         self.bias = bias
+        self.debounce = debounce
         self.consumer = consumer
     }
 

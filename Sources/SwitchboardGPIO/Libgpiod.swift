@@ -1,156 +1,172 @@
-import CGPIOD
+import CGPIODAdapter
 import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Every libgpiod call Switchboard makes, in one place. This is the libgpiod 1.x adapter
-/// (Debian 12, Raspberry Pi OS Bookworm); a 2.x adapter would sit beside it behind the same
-/// ``GPIOChip`` protocol. Each function names the C call it wraps and turns failures into
-/// ``GPIOError``s.
+/// Every call into Switchboard's GPIO adapter (`CGPIODAdapter`), in one place. The adapter is
+/// compiled against whichever libgpiod the machine has: 1.x (Debian 12, Raspberry Pi OS Bookworm)
+/// or 2.x (Debian 13, Raspberry Pi OS Trixie); this file is the same for both. Each function names
+/// the adapter call it wraps and turns failures into ``GPIOError``s.
 enum Libgpiod {
-    /// `gpiod_chip_open_lookup`: a chip by path, name, label or number.
-    static func openChip(_ descriptor: String) throws -> OpaquePointer {
-        if let chip = gpiod_chip_open_lookup(descriptor) { return chip }
+    /// `sb_gpio_api_major`: 1 or 2.
+    static var majorVersion: Int { Int(sb_gpio_api_major()) }
+
+    /// `sb_gpio_api_version`: libgpiod's version ("1.6.3", "2.2.1").
+    static var version: String { String(cString: sb_gpio_api_version()) }
+
+    /// `sb_gpio_kernel_debounce`: whether requests can ask the kernel to debounce edges.
+    static var kernelDebounce: Bool { sb_gpio_kernel_debounce() != 0 }
+
+    /// `sb_gpio_chip_open`: the chip at a path.
+    static func openChip(path: String) throws -> OpaquePointer {
+        if let chip = sb_gpio_chip_open(path) { return chip }
         let error = Glibc.errno
         if error == EACCES || error == EPERM {
-            var failure = GPIOError(.permissionDenied, chip: descriptor)
-            failure.call = "gpiod_chip_open_lookup"
+            var failure = GPIOError(.permissionDenied, chip: path)
+            failure.call = "gpiod_chip_open"
             failure.errno = error
             throw failure
         }
-        var failure = GPIOError(.chipNotFound, chip: descriptor)
+        var failure = GPIOError(.chipNotFound, chip: path)
         failure.availableChips = availableChips().map(\.description)
         throw failure
     }
 
-    /// `gpiod_chip_close`.
-    static func closeChip(_ chip: OpaquePointer) { gpiod_chip_close(chip) }
+    /// `sb_gpio_chip_close`.
+    static func closeChip(_ chip: OpaquePointer) { sb_gpio_chip_close(chip) }
 
-    /// `gpiod_chip_name`, `gpiod_chip_label`, `gpiod_chip_num_lines`.
+    /// `sb_gpio_chip_get_info`: name, label and line count.
     static func info(of chip: OpaquePointer, path: String) -> GPIOChipInfo {
-        GPIOChipInfo(
-            name: String(cString: gpiod_chip_name(chip)),
-            label: String(cString: gpiod_chip_label(chip)),
-            path: path,
-            lineCount: Int(gpiod_chip_num_lines(chip))
-        )
+        var info = sb_gpio_chip_info()
+        _ = sb_gpio_chip_get_info(chip, &info)
+        let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let label = withUnsafeBytes(of: info.label) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return GPIOChipInfo(name: name, label: label, path: path, lineCount: Int(info.num_lines))
     }
 
-    /// The chips under /dev, each opened with `gpiod_chip_open` to read its label.
+    /// Every GPIO chip under /dev (`gpiochip0` … `gpiochip15` and beyond), each opened with
+    /// `sb_gpio_chip_open` to read its label; a chip reached by two names (a symlink) counts once.
     static func availableChips() -> [GPIOChipInfo] {
+        var seen = Set<UInt64>()
         let paths = SystemFiles.names(in: "/dev").filter { $0.hasPrefix("gpiochip") }.map { "/dev/" + $0 }
         return paths.sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }.compactMap { path in
-            guard let chip = gpiod_chip_open(path) else { return nil }
-            defer { gpiod_chip_close(chip) }
+            var status = stat()
+            guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFCHR, seen.insert(UInt64(status.st_rdev)).inserted else { return nil }
+            guard let chip = sb_gpio_chip_open(path) else { return nil }
+            defer { sb_gpio_chip_close(chip) }
             return info(of: chip, path: path)
         }
     }
 
-    /// `gpiod_chip_get_line`.
-    static func line(_ chip: OpaquePointer, offset: Int, chipName: String) throws -> OpaquePointer {
-        guard let line = gpiod_chip_get_line(chip, UInt32(offset)) else {
-            throw ioFailure("gpiod_chip_get_line", chip: chipName, line: String(offset))
-        }
-        return line
-    }
-
-    /// `gpiod_chip_find_line`: the offset of a named line, or nil.
+    /// `sb_gpio_chip_find_line`: the offset of a named line, or nil.
     static func offset(ofLineNamed name: String, in chip: OpaquePointer) -> Int? {
-        guard let line = gpiod_chip_find_line(chip, name) else { return nil }
-        return Int(gpiod_line_offset(line))
+        let offset = sb_gpio_chip_find_line(chip, name)
+        return offset >= 0 ? Int(offset) : nil
     }
 
-    /// `gpiod_line_request`, with the direction, edges, flags and initial value in one request.
-    static func request(_ line: OpaquePointer, _ configuration: GPIOLineConfiguration, chipName: String, lineName: String) throws {
-        var flags: Int32 = 0
-        if configuration.activeLow { flags |= Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) }
-        switch configuration.bias {
-        case .asIs: break
-        case .disabled: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE)
-        case .pullUp: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP)
-        case .pullDown: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN)
+    /// `sb_gpio_chip_line_consumer`: who holds a line now.
+    static func consumer(ofLine offset: Int, in chip: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard sb_gpio_chip_line_consumer(chip, UInt32(offset), &buffer, buffer.count) == 1 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `sb_gpio_line_request`: one line with its direction, edges, flags, kernel debounce and
+    /// initial value in one request.
+    static func request(offset: Int, _ configuration: GPIOLineConfiguration, in chip: OpaquePointer, chipName: String, lineName: String) throws -> OpaquePointer {
+        var settings = settings(configuration)
+        let line = configuration.consumer.withCString { sb_gpio_line_request(chip, UInt32(offset), $0, &settings) }
+        if let line { return line }
+        let error = Glibc.errno
+        switch error {
+        case EBUSY:
+            var failure = GPIOError(.lineBusy, chip: chipName, line: lineName)
+            failure.consumer = consumer(ofLine: offset, in: chip)
+            throw failure
+        case EACCES, EPERM:
+            var failure = GPIOError(.permissionDenied, chip: chipName, line: lineName)
+            failure.call = "gpiod line request"
+            failure.errno = error
+            throw failure
+        default:
+            throw ioFailure("gpiod line request", chip: chipName, line: lineName, errno: error)
         }
-        let requestType: Int32
-        var defaultValue: Int32 = 0
-        switch configuration.direction {
-        case .output(let initialValue, let drive):
-            requestType = Int32(GPIOD_LINE_REQUEST_DIRECTION_OUTPUT)
-            defaultValue = initialValue ? 1 : 0
-            switch drive {
-            case .pushPull: break
-            case .openDrain: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_OPEN_DRAIN)
-            case .openSource: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_OPEN_SOURCE)
-            }
-        case .input(let edges):
-            switch edges {
-            case nil: requestType = Int32(GPIOD_LINE_REQUEST_DIRECTION_INPUT)
-            case .rising: requestType = Int32(GPIOD_LINE_REQUEST_EVENT_RISING_EDGE)
-            case .falling: requestType = Int32(GPIOD_LINE_REQUEST_EVENT_FALLING_EDGE)
-            case .both: requestType = Int32(GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES)
-            }
-        }
-        let result = configuration.consumer.withCString { consumer in
-            var config = gpiod_line_request_config(consumer: consumer, request_type: requestType, flags: flags)
-            return gpiod_line_request(line, &config, defaultValue)
-        }
-        guard result == 0 else {
+    }
+
+    /// `sb_gpio_line_reconfigure`: new settings for a requested line, without releasing it.
+    /// - Returns: false where libgpiod cannot change them in place (1.x, lines with edges).
+    static func reconfigure(_ line: OpaquePointer, _ configuration: GPIOLineConfiguration, chipName: String, lineName: String) throws -> Bool {
+        var settings = settings(configuration)
+        guard sb_gpio_line_reconfigure(line, &settings) == 0 else {
             let error = Glibc.errno
-            switch error {
-            case EBUSY:
-                var failure = GPIOError(.lineBusy, chip: chipName, line: lineName)
-                failure.consumer = consumer(of: line)
-                throw failure
-            case EACCES, EPERM:
-                var failure = GPIOError(.permissionDenied, chip: chipName, line: lineName)
-                failure.call = "gpiod_line_request"
-                failure.errno = error
-                throw failure
-            default:
-                throw ioFailure("gpiod_line_request", chip: chipName, line: lineName, errno: error)
-            }
+            if error == EOPNOTSUPP { return false }
+            throw ioFailure("gpiod line reconfigure", chip: chipName, line: lineName, errno: error)
         }
+        return true
     }
 
-    /// `gpiod_line_update` then `gpiod_line_consumer`: who holds a line now.
-    static func consumer(of line: OpaquePointer) -> String? {
-        _ = gpiod_line_update(line)
-        guard let consumer = gpiod_line_consumer(line) else { return nil }
-        return String(cString: consumer)
-    }
+    /// `sb_gpio_line_release`.
+    static func release(_ line: OpaquePointer) { sb_gpio_line_release(line) }
 
-    /// `gpiod_line_release`.
-    static func release(_ line: OpaquePointer) { gpiod_line_release(line) }
-
-    /// `gpiod_line_get_value`.
+    /// `sb_gpio_line_get_value`.
     static func value(of line: OpaquePointer, chipName: String, lineName: String) throws -> Bool {
-        let value = gpiod_line_get_value(line)
-        guard value >= 0 else { throw ioFailure("gpiod_line_get_value", chip: chipName, line: lineName) }
+        let value = sb_gpio_line_get_value(line)
+        guard value >= 0 else { throw ioFailure("gpiod get value", chip: chipName, line: lineName) }
         return value == 1
     }
 
-    /// `gpiod_line_set_value`.
+    /// `sb_gpio_line_set_value`.
     static func setValue(_ value: Bool, of line: OpaquePointer, chipName: String, lineName: String) throws {
-        guard gpiod_line_set_value(line, value ? 1 : 0) == 0 else {
-            throw ioFailure("gpiod_line_set_value", chip: chipName, line: lineName)
+        guard sb_gpio_line_set_value(line, value ? 1 : 0) == 0 else {
+            throw ioFailure("gpiod set value", chip: chipName, line: lineName)
         }
     }
 
-    /// `gpiod_line_event_get_fd`.
-    static func eventDescriptor(of line: OpaquePointer) -> Int32 { gpiod_line_event_get_fd(line) }
+    /// `sb_gpio_line_fd`: readable when edges wait.
+    static func eventDescriptor(of line: OpaquePointer) -> Int32 { sb_gpio_line_fd(line) }
 
-    /// `gpiod_line_event_read_fd_multiple`: the events waiting on a line's event descriptor, as
-    /// (logical value, CLOCK_MONOTONIC timestamp). Empty when none wait or the read failed.
-    static func readEvents(from descriptor: Int32) -> [(value: Bool, timestamp: Duration)] {
-        var events = [gpiod_line_event](repeating: gpiod_line_event(), count: 16)
-        let count = gpiod_line_event_read_fd_multiple(descriptor, &events, UInt32(events.count))
+    /// `sb_gpio_line_read_events`: the edges waiting on a line, as (logical value,
+    /// CLOCK_MONOTONIC timestamp). Empty when the read failed.
+    static func readEvents(from line: OpaquePointer) -> [(value: Bool, timestamp: Duration)] {
+        var events = [sb_gpio_event](repeating: sb_gpio_event(), count: 16)
+        let count = sb_gpio_line_read_events(line, &events, UInt32(events.count))
         guard count > 0 else { return [] }
         return events.prefix(Int(count)).map { event in
-            (
-                value: event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE),
-                timestamp: .seconds(Int64(event.ts.tv_sec)) + .nanoseconds(Int64(event.ts.tv_nsec))
-            )
+            (value: event.rising != 0, timestamp: .nanoseconds(Int64(event.timestamp_ns)))
         }
+    }
+
+    private static func settings(_ configuration: GPIOLineConfiguration) -> sb_gpio_settings {
+        var settings = sb_gpio_settings()
+        settings.active_low = configuration.activeLow ? 1 : 0
+        settings.bias = switch configuration.bias {
+        case .asIs: Int32(SB_GPIO_BIAS_AS_IS.rawValue)
+        case .disabled: Int32(SB_GPIO_BIAS_DISABLED.rawValue)
+        case .pullUp: Int32(SB_GPIO_BIAS_PULL_UP.rawValue)
+        case .pullDown: Int32(SB_GPIO_BIAS_PULL_DOWN.rawValue)
+        }
+        switch configuration.direction {
+        case .output(let initialValue, let drive):
+            settings.direction = Int32(SB_GPIO_OUTPUT.rawValue)
+            settings.output_value = initialValue ? 1 : 0
+            settings.drive = switch drive {
+            case .pushPull: Int32(SB_GPIO_PUSH_PULL.rawValue)
+            case .openDrain: Int32(SB_GPIO_OPEN_DRAIN.rawValue)
+            case .openSource: Int32(SB_GPIO_OPEN_SOURCE.rawValue)
+            }
+        case .input(let edges):
+            settings.direction = Int32(SB_GPIO_INPUT.rawValue)
+            settings.edges = switch edges {
+            case nil: Int32(SB_GPIO_EDGES_NONE.rawValue)
+            case .rising: Int32(SB_GPIO_EDGES_RISING.rawValue)
+            case .falling: Int32(SB_GPIO_EDGES_FALLING.rawValue)
+            case .both: Int32(SB_GPIO_EDGES_BOTH.rawValue)
+            }
+            let microseconds = configuration.debounce.components.seconds * 1_000_000 + configuration.debounce.components.attoseconds / 1_000_000_000_000
+            settings.debounce_us = UInt64(max(0, microseconds))
+        }
+        return settings
     }
 
     private static func ioFailure(_ call: String, chip: String, line: String?, errno error: Int32 = Glibc.errno) -> GPIOError {

@@ -22,7 +22,7 @@ public final class SimulatedGPIOChip: GPIOChip {
 
     struct Request {
         let id: Int
-        let configuration: GPIOLineConfiguration
+        var configuration: GPIOLineConfiguration
         /// The logical value an output is driven to.
         var driven = false
         var continuation: AsyncStream<GPIOEdgeEvent>.Continuation?
@@ -93,11 +93,7 @@ public final class SimulatedGPIOChip: GPIOChip {
                 break
             }
             state.lines[offset].request = request
-            switch configuration.bias {
-            case .pullUp: state.lines[offset].pull = true
-            case .pullDown: state.lines[offset].pull = false
-            case .asIs, .disabled: break
-            }
+            Self.applyBias(configuration.bias, to: offset, in: &state)
             // The request applies its bias and initial value; that is no edge.
             Self.settle(offset, in: &state, at: now)
             if case .input(.some) = configuration.direction {
@@ -139,6 +135,14 @@ public final class SimulatedGPIOChip: GPIOChip {
     /// Who holds a line, if anyone.
     public func consumer(of line: GPIOLineSelector) throws -> String? {
         try state.withLock { state in state.lines[try resolve(line, in: state)].request?.configuration.consumer }
+    }
+
+    private static func applyBias(_ bias: GPIOBias, to offset: Int, in state: inout State) {
+        switch bias {
+        case .pullUp: state.lines[offset].pull = true
+        case .pullDown: state.lines[offset].pull = false
+        case .asIs, .disabled: break
+        }
     }
 
     /// Recomputes a line's physical level and reports an edge if an edge-detecting input changed.
@@ -184,6 +188,23 @@ public final class SimulatedGPIOChip: GPIOChip {
         }
     }
 
+    fileprivate func configuration(offset: Int, id: Int) -> GPIOLineConfiguration? {
+        state.withLock { state in state.lines[offset].request.flatMap { $0.id == id ? $0.configuration : nil } }
+    }
+
+    fileprivate func reconfigure(_ configuration: GPIOLineConfiguration, offset: Int, id: Int) throws -> Bool {
+        let now = clock.now.offset
+        return try state.withLock { state in
+            let request = try current(offset, id, in: state)
+            guard request.configuration.direction.edges == configuration.direction.edges else { return false }
+            state.lines[offset].request?.configuration = configuration
+            if case .output(let initialValue, _) = configuration.direction { state.lines[offset].request?.driven = initialValue }
+            Self.applyBias(configuration.bias, to: offset, in: &state)
+            Self.settle(offset, in: &state, at: now)
+            return true
+        }
+    }
+
     fileprivate func edges(offset: Int, id: Int, name: String) throws -> GPIOEdgeEvents {
         try state.withLock { state in
             let request = try current(offset, id, in: state)
@@ -219,21 +240,26 @@ final class SimulatedLineRequest: GPIOLineRequest {
     private let chip: SimulatedGPIOChip
     private let id: Int
     private let name: String
+    private let requested: GPIOLineConfiguration
     let offset: Int
-    let configuration: GPIOLineConfiguration
 
     init(chip: SimulatedGPIOChip, offset: Int, id: Int, name: String, configuration: GPIOLineConfiguration) {
         self.chip = chip
         self.offset = offset
         self.id = id
         self.name = name
-        self.configuration = configuration
+        self.requested = configuration
     }
+
+    var configuration: GPIOLineConfiguration { chip.configuration(offset: offset, id: id) ?? requested }
+    /// The simulated chip does not debounce: ``DebouncedInput`` does, in software.
+    var kernelDebounce: Duration { .zero }
 
     deinit { release() }
 
     func value() throws -> Bool { try chip.value(offset: offset, id: id) }
     func setValue(_ value: Bool) throws { try chip.setValue(value, offset: offset, id: id, name: name) }
+    func reconfigure(_ configuration: GPIOLineConfiguration) throws -> Bool { try chip.reconfigure(configuration, offset: offset, id: id) }
     func edges() throws -> GPIOEdgeEvents { try chip.edges(offset: offset, id: id, name: name) }
     func release() { chip.release(offset: offset, id: id) }
 }

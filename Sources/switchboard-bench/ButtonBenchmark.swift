@@ -40,6 +40,8 @@ struct ButtonBenchmark {
         }
         var offset: Int { line.offset }
         var configuration: GPIOLineConfiguration { line.configuration }
+        var kernelDebounce: Duration { line.kernelDebounce }
+        func reconfigure(_ configuration: GPIOLineConfiguration) throws -> Bool { try line.reconfigure(configuration) }
         func value() throws -> Bool { try line.value() }
         func setValue(_ value: Bool) throws {
             try line.setValue(value)

@@ -13,6 +13,8 @@ enum ChipBehaviour: String, CaseIterable, Sendable, CustomTestStringConvertible 
     case edgesFollowTheDetectionWithMonotonicTimestamps
     case requestingIsNoEdge
     case debounceTurnsChatterIntoOneEdge
+    case kernelDebounceTurnsChatterIntoOneEdge
+    case reconfiguringKeepsTheLine
     case busyLineNamesItsHolder
     case releaseFreesTheLineAndLeavesItToThePull
     case linesByNameAndOffset
@@ -99,18 +101,29 @@ enum ChipBehaviour: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
         case .debounceTurnsChatterIntoOneEdge:
             let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both)))
-            let input = try DebouncedInput(button, window: .milliseconds(100))
-            let accepted = Probe<[GPIOEdgeEvent]>([])
-            try await withRunningService({ await input.run { edge in accepted.update { $0.append(edge) } } }) {
-                for level in [true, false, true, false, true] { try bench.drive(5, high: level) }
-                #expect(await accepted.wait { $0.count == 1 }?.map(\.value) == [true])
-                try bench.drive(5, high: false)
-                try bench.drive(5, high: true)
-                try? await Task.sleep(for: .milliseconds(300))
-                #expect(accepted.value.map(\.value) == [true], "chatter that settles back is no edge")
-                try bench.drive(5, high: false)
-                #expect(await accepted.wait { $0.count == 2 }?.map(\.value) == [true, false])
-            }
+            #expect(button.kernelDebounce == .zero)
+            try await Self.checkDebounce(DebouncedInput(button, window: .milliseconds(100)), on: bench)
+
+        case .kernelDebounceTurnsChatterIntoOneEdge:
+            // The kernel debounces where libgpiod 2.x asks it to; elsewhere DebouncedInput does.
+            let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both), debounce: .milliseconds(100)))
+            #expect(button.kernelDebounce == (bench.debouncesInKernel ? .milliseconds(100) : .zero))
+            try await Self.checkDebounce(DebouncedInput(button, window: .milliseconds(100)), on: bench)
+
+        case .reconfiguringKeepsTheLine:
+            let relay = try chip.request(.offset(1), GPIOLineConfiguration(.output(initialValue: true), consumer: "relay"))
+            #expect(try bench.level(1) == true)
+            #expect(try relay.reconfigure(GPIOLineConfiguration(.output(initialValue: true), activeLow: true, consumer: "relay")))
+            #expect(try bench.level(1) == false, "active-low now: logical 1 is the low level")
+            #expect(try relay.value() == true)
+            #expect(relay.configuration.activeLow)
+            #expect { try chip.request(.offset(1), GPIOLineConfiguration(.input())) } throws: { ($0 as? GPIOError)?.code == .lineBusy }
+            #expect(try relay.reconfigure(GPIOLineConfiguration(.input(), bias: .pullUp, consumer: "relay")))
+            #expect(try relay.value() == true, "an input pulled up reads 1")
+            #expect(try bench.level(1) == true)
+            #expect { try relay.setValue(true) } throws: { ($0 as? GPIOError)?.code == .wrongDirection }
+            #expect(try relay.reconfigure(GPIOLineConfiguration(.input(edges: .both), consumer: "relay")) == false, "edge detection stays as requested")
+            #expect(relay.configuration.direction == .input(edges: nil))
 
         case .busyLineNamesItsHolder:
             let held = try chip.request(.offset(0), GPIOLineConfiguration(.output(initialValue: false), consumer: "heater-app"))
@@ -159,6 +172,23 @@ enum ChipBehaviour: String, CaseIterable, Sendable, CustomTestStringConvertible 
             #expect { try input.edges() } throws: { ($0 as? GPIOError)?.description == "\(name) line 3: wrong direction: it was requested without edge detection" }
             let output = try chip.request(.offset(4), GPIOLineConfiguration(.output(initialValue: false)))
             #expect { try output.edges() } throws: { ($0 as? GPIOError)?.description == "\(name) line 4: wrong direction: it is an output and has no edges" }
+        }
+    }
+}
+
+extension ChipBehaviour {
+    /// Chatter settling high is one edge; chatter settling back is none; a clean edge is one.
+    static func checkDebounce(_ input: DebouncedInput, on bench: some GPIOBench) async throws {
+        let accepted = Probe<[GPIOEdgeEvent]>([])
+        try await withRunningService({ await input.run { edge in accepted.update { $0.append(edge) } } }) {
+            for level in [true, false, true, false, true] { try bench.drive(5, high: level) }
+            #expect(await accepted.wait { $0.count == 1 }?.map(\.value) == [true])
+            try bench.drive(5, high: false)
+            try bench.drive(5, high: true)
+            try? await Task.sleep(for: .milliseconds(300))
+            #expect(accepted.value.map(\.value) == [true], "chatter that settles back is no edge")
+            try bench.drive(5, high: false)
+            #expect(await accepted.wait { $0.count == 2 }?.map(\.value) == [true, false])
         }
     }
 }

@@ -10,6 +10,8 @@ protocol GPIOBench: Sendable {
     func drive(_ offset: Int, high: Bool) throws
     /// The line's physical level.
     func level(_ offset: Int) throws -> Bool
+    /// Whether the chip's requests can have the kernel debounce edges.
+    var debouncesInKernel: Bool { get }
 }
 
 /// Lines every bench names, as a board's device tree would.
@@ -27,6 +29,7 @@ struct SimulatedBench: GPIOBench {
     var chip: any GPIOChip { simulated }
     func drive(_ offset: Int, high: Bool) throws { try simulated.drive(.offset(offset), high: high) }
     func level(_ offset: Int) throws -> Bool { try simulated.physicalLevel(.offset(offset)) }
+    var debouncesInKernel: Bool { false }
 }
 
 /// A gpio-sim chip made for the test, opened through libgpiod.
@@ -43,4 +46,5 @@ struct KernelBench: GPIOBench {
     var chip: any GPIOChip { opened }
     func drive(_ offset: Int, high: Bool) throws { try simulated.setPull(offset, high: high) }
     func level(_ offset: Int) throws -> Bool { try simulated.level(offset) }
+    var debouncesInKernel: Bool { LibgpiodChip.supportsKernelDebounce }
 }

@@ -36,7 +36,9 @@ struct KernelGPIOTests {
     @Test func lineHeldByAnotherProcessNamesIt() async throws {
         let simulated = try KernelSimulatedChip(label: "sb-busy", lineCount: 4)
         let chip = try LibgpiodChip(simulated.path)
-        let holder = try ChildProcess("/usr/bin/gpioset", ["--mode=signal", simulated.name, "2=1"])
+        // libgpiod's tools changed their arguments in 2.x; there gpioset holds the line until signalled by default.
+        let arguments = LibgpiodChip.libraryVersion.hasPrefix("libgpiod 1.") ? ["--mode=signal", simulated.name, "2=1"] : ["-c", simulated.name, "2=1"]
+        let holder = try ChildProcess("/usr/bin/gpioset", arguments)
         defer { _ = holder.stop(signal: SIGTERM) }
         // gpioset holds the line once it has started; until then the line is free.
         let busy = Probe<GPIOError?>(nil)

@@ -28,7 +28,7 @@ public final class ActionButtonService: Sendable {
         self.center = center
         self.clock = AnyClock(clock)
         line = try chip.request(settings.gpio.line, GPIOLineConfiguration(
-            .input(edges: .both), activeLow: settings.gpio.activeLow, bias: settings.gpio.bias
+            .input(edges: .both), activeLow: settings.gpio.activeLow, bias: settings.gpio.bias, debounce: settings.gpio.debounce
         ))
         input = try DebouncedInput(line, window: settings.gpio.debounce, clock: clock)
     }
