@@ -2,14 +2,16 @@
 # Installs Switchboard on Raspberry Pi OS or Debian: builds in release mode, installs the
 # binaries, puts devices.json in /etc/switchboard (keeping one that is there), creates the
 # service user and groups, installs the udev rule where the distribution has none, and enables
-# the systemd unit. Run from the repository as a user who can sudo.
+# the systemd unit. Run from the repository as a user who can sudo. The packages are the same on
+# Bookworm (Debian 12) and Trixie (Debian 13) but for libgpiod's runtime library, `libgpiod2`
+# (1.6) or `libgpiod3` (2.x), which deploy/lib/packages.sh picks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
-echo "switchboard: installing build and runtime packages"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends pkg-config libgpiod-dev gpiod libmosquitto-dev
+source deploy/lib/packages.sh
+echo "switchboard: build and runtime packages: ${switchboard_build_packages[*]} ${switchboard_runtime_packages[*]}"
+ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}"
 
 echo "switchboard: building (release)"
 # The Swift runtime linked in: about 3 MiB less resident memory than the shared libraries.
