@@ -22,7 +22,7 @@ skip() {
     skip "this machine is Debian 13 already: the main suite ran in its userland"
 if ((EUID != 0)); then
     echo "switchboard Debian 13: making and entering the root needs root; running through sudo"
-    exec sudo --preserve-env=SWITCHBOARD_DEBIAN13_CACHE,DEBIAN13_MIRROR,SWITCHBOARD_STAGE_TIMES "$0" "$@"
+    exec sudo --preserve-env=SWITCHBOARD_DEBIAN13_CACHE,DEBIAN13_MIRROR,SWITCHBOARD_STAGE_TIMES "$PWD/deploy/debian13/test.sh" "$@"
 fi
 
 source deploy/lib/stages.sh
