@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the test suite in the Debian 13 (Trixie) userland, as a Raspberry Pi OS Trixie user gets
 # it: Debian's own Swift (swiftlang 6.0.3), libgpiod 2.x and mosquitto 2.0.21, in the root that
-# deploy/debian13/root.sh makes (cached; about 5 minutes the first time). Builds the package and
-# its tests with warnings as errors into .build-debian13 and runs the suite there, the kernel GPIO
-# tests excepted (deploy/hil/test.sh runs this bundle in the VM too). Fails if no test ran.
+# deploy/debian13/root.sh makes (cached; a few minutes the first time, mostly downloads). Builds
+# the package and its tests with warnings as errors into .build-debian13 and runs the suite there,
+# the kernel GPIO tests excepted (deploy/hil/test.sh runs this bundle in the VM too). Fails if no
+# test ran.
 # Run by deploy/test.sh after the suite on the machine; arguments go to `swift test`.
 #
 # Needs root (debootstrap, chroot, bind mounts): run through sudo otherwise. Skipped, saying so in
