@@ -4,6 +4,10 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, Codable {
         /// No chip with that path, name or label.
         case chipNotFound
+        /// `header`, on a machine without a Raspberry Pi header chip (``RaspberryPiHeader``).
+        case headerNotFound
+        /// Several chips have that label (or are headers): which one is meant is unknown.
+        case chipAmbiguous
         /// The line offset is past the chip's last line.
         case lineOutOfRange
         /// No line on the chip has that name.
@@ -25,7 +29,8 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     public var chip: String
     /// The line as the user named it (offset or name), if the error is about one.
     public var line: String?
-    /// Chips that do exist, for ``Code/chipNotFound``: "gpiochip0 [pinctrl-bcm2835] (54 lines)".
+    /// Chips that do exist, for ``Code/chipNotFound`` and ``Code/headerNotFound``, or the chips
+    /// that match, for ``Code/chipAmbiguous``: "gpiochip0 [pinctrl-bcm2835] (54 lines)".
     public var availableChips: [String] = []
     /// The chip's line offsets, for ``Code/lineOutOfRange``.
     public var validOffsets: ClosedRange<Int>?
@@ -51,6 +56,14 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
                 ? "this machine has no GPIO chips (no /dev/gpiochip*); run switchboardd --simulate to use the simulated chip"
                 : "chips here: \(availableChips.joined(separator: ", "))"
             return "GPIO chip \"\(chip)\" not found; \(available)"
+        case .headerNotFound:
+            let labels = RaspberryPiHeader.all.map(\.label)
+            let available = availableChips.isEmpty
+                ? "this machine has no GPIO chips (no /dev/gpiochip*); run switchboardd --simulate to use the simulated header"
+                : "chips here: \(availableChips.joined(separator: ", ")); name one of them by path, name or label instead of \"header\""
+            return "GPIO chip \"\(chip)\" not found: no chip here is a Raspberry Pi's 40-pin header (labelled \(labels.dropLast().joined(separator: ", ")) or \(labels.last ?? "")); \(available)"
+        case .chipAmbiguous:
+            return "GPIO chip \"\(chip)\" is ambiguous: \(availableChips.count) chips match: \(availableChips.joined(separator: ", ")); name one of them by path (/dev/gpiochipN) or name (gpiochipN) instead"
         case .lineOutOfRange:
             let range = validOffsets.map { "\($0.lowerBound)…\($0.upperBound)" } ?? "none"
             return "\(subject) is out of range for \(chip) (\(range))"

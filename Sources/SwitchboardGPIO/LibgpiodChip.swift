@@ -19,20 +19,6 @@ public final class LibgpiodChip: GPIOChip {
         handle = Locked(chip)
     }
 
-    /// Opens a chip by path (`/dev/gpiochip0`), name (`gpiochip0`), label (`pinctrl-bcm2835`) or number.
-    /// - Throws: ``GPIOError`` `.chipNotFound` listing the chips that exist, or `.permissionDenied`.
-    public convenience init(_ descriptor: String) throws {
-        if descriptor.hasPrefix("/") { try self.init(path: descriptor); return }
-        let chips = Libgpiod.availableChips()
-        let match = chips.first { $0.name == descriptor || $0.label == descriptor || $0.name == "gpiochip" + descriptor }
-        guard let match else {
-            var failure = GPIOError(.chipNotFound, chip: descriptor)
-            failure.availableChips = chips.map(\.description)
-            throw failure
-        }
-        try self.init(path: match.path)
-    }
-
     deinit {
         handle.withLock { Libgpiod.closeChip($0) }
     }

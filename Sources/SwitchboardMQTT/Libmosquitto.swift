@@ -100,6 +100,11 @@ enum Libmosquitto {
         try check(mosquitto_subscribe(handle, nil, filter, qos), "mosquitto_subscribe")
     }
 
+    /// `mosquitto_unsubscribe`.
+    static func unsubscribe(_ handle: OpaquePointer, filter: String) throws {
+        try check(mosquitto_unsubscribe(handle, nil, filter), "mosquitto_unsubscribe")
+    }
+
     /// `mosquitto_connack_string`: why the broker refused a connection.
     static func connackReason(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
 

@@ -28,20 +28,32 @@ public final class MQTTConnection: @unchecked Sendable {
     private var stopped = false
     private var started = false
 
-    private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
-    private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    /// The streams messages and events go to: one reader's at a time (see ``renewStreams()``).
+    private struct Streams {
+        var messages: AsyncStream<MQTTMessage>
+        var messageContinuation: AsyncStream<MQTTMessage>.Continuation
+        var events: AsyncStream<MQTTConnectionEvent>
+        var eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+
+        init() {
+            (messages, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
+            (events, eventContinuation) = AsyncStream<MQTTConnectionEvent>.makeStream(bufferingPolicy: .unbounded)
+        }
+    }
+
+    private let streams = Locked(Streams())
     /// Messages on the subscribed topics.
-    public let messages: AsyncStream<MQTTMessage>
+    public var messages: AsyncStream<MQTTMessage> { streams.withLock { $0.messages } }
     /// Connection events.
-    public let events: AsyncStream<MQTTConnectionEvent>
+    public var events: AsyncStream<MQTTConnectionEvent> { streams.withLock { $0.events } }
+    private var messageContinuation: AsyncStream<MQTTMessage>.Continuation { streams.withLock { $0.messageContinuation } }
+    private var eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation { streams.withLock { $0.eventContinuation } }
 
     /// Creates the client; nothing connects until ``start()``.
     /// - Throws: ``MQTTError`` `.configuration` for bad options or unreadable TLS files.
     public init(_ configuration: MQTTClientConfiguration) throws {
         self.configuration = configuration
         backoff = configuration.reconnect
-        (messages, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
-        (events, eventContinuation) = AsyncStream<MQTTConnectionEvent>.makeStream(bufferingPolicy: .unbounded)
         let handle = try Libmosquitto.new(clientID: configuration.clientID, cleanSession: configuration.cleanSession,
                                           context: Unmanaged.passUnretained(self).toOpaque())
         self.handle = handle
@@ -112,9 +124,10 @@ public final class MQTTConnection: @unchecked Sendable {
         }
     }
 
-    /// Subscribes now and after every reconnect.
+    /// Subscribes now and after every reconnect (once per filter).
     public func subscribe(_ filter: String, qos: Int = 1) {
         queue.async {
+            guard !self.subscriptions.contains(where: { $0.filter == filter }) else { return }
             self.subscriptions.append((filter, Int32(qos)))
             if self.isConnected {
                 try? Libmosquitto.subscribe(self.handle, filter: filter, qos: Int32(qos))
@@ -122,6 +135,33 @@ public final class MQTTConnection: @unchecked Sendable {
             }
         }
     }
+
+    /// Makes the subscriptions exactly `filters`: subscribes to the new ones and unsubscribes
+    /// from those no longer wanted, now and after every reconnect.
+    public func setSubscriptions(_ filters: [String], qos: Int = 1) {
+        for filter in filters { subscribe(filter, qos: qos) }
+        queue.async {
+            let dropped = self.subscriptions.filter { !filters.contains($0.filter) }
+            self.subscriptions.removeAll { !filters.contains($0.filter) }
+            guard self.isConnected, !dropped.isEmpty else { return }
+            for subscription in dropped { try? Libmosquitto.unsubscribe(self.handle, filter: subscription.filter) }
+            self.updateWriteInterest()
+        }
+    }
+
+    /// Ends the current ``messages`` and ``events`` streams and starts new ones, for a new reader
+    /// taking the connection over: what arrives from now on goes to the new streams.
+    public func renewStreams() {
+        let old = streams.withLock { streams in
+            defer { streams = Streams() }
+            return streams
+        }
+        old.messageContinuation.finish()
+        old.eventContinuation.finish()
+    }
+
+    /// Whether ``start()`` was called.
+    public var isStarted: Bool { queue.sync { started } }
 
     /// Whether the connection is up now.
     public var connected: Bool { queue.sync { isConnected } }

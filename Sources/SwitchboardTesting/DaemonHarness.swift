@@ -31,10 +31,12 @@ public final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Starts the daemon and waits until its socket answers.
-    public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:]) throws {
+    /// - Parameter wrapper: a command the daemon runs under, such as `["/usr/bin/prlimit", "--nofile=48"]`.
+    public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:], wrapper: [String] = []) throws {
+        let arguments = ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath] + (simulatedGPIO ? ["--simulate"] : [])
+        let daemon = BuiltProducts.path(of: "switchboardd")
         let process = try ChildProcess(
-            BuiltProducts.path(of: "switchboardd"),
-            ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath] + (simulatedGPIO ? ["--simulate"] : []),
+            wrapper.first ?? daemon, wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [daemon] + arguments,
             logPath: logPath, environment: environment
         )
         self.process = process

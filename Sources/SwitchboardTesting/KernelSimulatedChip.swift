@@ -26,10 +26,12 @@ public final class KernelSimulatedChip: Sendable {
     public let sysfsDirectory: String
     private let lineNames: [Int: String]
 
-    /// Makes and brings up a chip of `lineCount` lines, naming the lines in `lineNames`.
+    /// Makes and brings up a chip of `lineCount` lines, naming the lines in `lineNames`. The
+    /// configfs folder is named `configName`, the label by default: give chips sharing a label
+    /// (a Pi 5's `gpio-brcmstb` chips) each their own.
     /// - Throws: ``KernelSimulatedChipError`` naming the configfs or sysfs file that failed.
-    public init(label: String, lineCount: Int, lineNames: [Int: String] = [:]) throws {
-        let directory = Self.configRoot + "/" + label
+    public init(label: String, lineCount: Int, lineNames: [Int: String] = [:], configName: String? = nil) throws {
+        let directory = Self.configRoot + "/" + (configName ?? label)
         configDirectory = directory
         self.label = label
         self.lineNames = lineNames

@@ -1,19 +1,24 @@
 // switchboard-bench: Switchboard's benchmarks, run in release mode (BENCHMARKS.md).
-//   swift run -c release switchboard-bench gpio-edge [edges]
+//   swift run -c release switchboard-bench gpio-edge [edges]          (simulated chip)
+//   switchboard-bench gpio-edge-kernel [edges]                         (gpio-sim, in the HIL VM, as root)
 //   swift run -c release switchboard-bench button [presses]
 //   swift run -c release switchboard-bench mqtt [commands] [idle-seconds]
 // Each prints a table and one JSON line.
+
+import SwitchboardGPIO
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func number(_ index: Int, _ fallback: Int) -> Int { arguments.count > index ? Int(arguments[index]) ?? fallback : fallback }
 
 switch arguments.first {
-case "gpio-edge":
-    let latencies = try await EdgeLatencyBenchmark(edges: number(1, 20_000)).run()
+case "gpio-edge", "gpio-edge-kernel":
+    let kernel = arguments.first == "gpio-edge-kernel"
+    let latencies = try await EdgeLatencyBenchmark(edges: number(1, kernel ? 2_000 : 20_000), bench: kernel ? .kernel : .simulated).run()
     let p = Percentiles(latencies)
-    print("gpio-edge: simulated chip, edge → handler in another task, one in flight, \(latencies.count) edges")
+    let bench = kernel ? "gpio-sim through \(LibgpiodChip.libraryVersion)" : "simulated chip"
+    print("\(arguments[0]): \(bench), edge → handler in another task, one in flight, \(latencies.count) edges")
     print("  p50 \(p(50).microseconds) µs   p90 \(p(90).microseconds) µs   p99 \(p(99).microseconds) µs   max \(p.max.microseconds) µs")
-    print(#"{"benchmark":"gpio-edge","edges":\#(latencies.count),"p50_us":\#(p(50).microseconds),"p90_us":\#(p(90).microseconds),"p99_us":\#(p(99).microseconds),"max_us":\#(p.max.microseconds)}"#)
+    print(#"{"benchmark":"\#(arguments[0])","library":"\#(LibgpiodChip.libraryVersion)","edges":\#(latencies.count),"p50_us":\#(p(50).microseconds),"p90_us":\#(p(90).microseconds),"p99_us":\#(p(99).microseconds),"max_us":\#(p.max.microseconds)}"#)
 case "button":
     let outcome = try await ButtonBenchmark(presses: number(1, 200)).run()
     let hint = Percentiles(outcome.hint), perform = Percentiles(outcome.perform)
@@ -29,5 +34,5 @@ case "mqtt":
     try await benchmarks.run()
     print(benchmarks.jsonLine)
 default:
-    print("usage: switchboard-bench gpio-edge [edges] | button [presses] | mqtt [commands] [idle-seconds]")
+    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds]")
 }

@@ -185,6 +185,7 @@ case "status":
     finishArguments()
     let reply = request(ControlCommand(.status))
     print("node \(reply.node ?? "?"), \(reply.locked == true ? "locked" : "unlocked")")
+    for warning in reply.warnings ?? [] { print("warning: \(warning)") }
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
     for presentation in reply.presentations ?? [] { print("control " + describe(presentation)) }
 case "button":
@@ -206,19 +207,27 @@ case "check":
     do {
         let configuration = try ConfigurationLoader.load(file: file)
         var chips: [String: any GPIOChip] = [:]
+        var locations: [String: GPIOChipLocation] = [:]
         var problems: [ConfigurationProblem] = []
-        for (index, chip) in configuration.chips.enumerated() {
-            if simulate {
-                chips[chip.id] = SimulatedGPIOChip(name: chip.chip, lineCount: chip.simulatedLines)
-            } else {
-                do { chips[chip.id] = try LibgpiodChip(chip.chip) } catch {
-                    problems.append(ConfigurationProblem("chips[\(index)].chip", "\(error) (add --simulate to check against simulated chips)"))
+        var warnings = 0
+        for chip in configuration.chips {
+            let path = "chips[\(chip.position)].chip"
+            do {
+                let (opened, location) = try chip.open(simulate: simulate)
+                chips[chip.id] = opened
+                locations[chip.id] = location
+                print("\(path): \(location)")
+                if let warning = location.warning {
+                    warnings += 1
+                    FileHandle.standardError.write(Data("switchboard: warning: \(path): \(warning)\n".utf8))
                 }
+            } catch {
+                problems.append(ConfigurationProblem(path, "\(error) (add --simulate to check against simulated chips)"))
             }
         }
         if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
-        try ConfigurationLoader.validateLines(configuration, chips: chips, file: file)
-        print("\(file): valid: node \(configuration.node), \(configuration.devices.count) devices, \(configuration.controls.count) controls, \(configuration.placements.count) placements\(simulate ? " (simulated chips)" : "")")
+        try ConfigurationLoader.validateLines(configuration, chips: chips, locations: locations, file: file)
+        print("\(file): valid: node \(configuration.node), \(configuration.devices.count) devices, \(configuration.controls.count) controls, \(configuration.placements.count) placements\(simulate ? " (simulated chips)" : "")\(warnings > 0 ? "; \(warnings) warning\(warnings == 1 ? "" : "s") above" : "")")
     } catch {
         fail(String(describing: error), .invalid)
     }

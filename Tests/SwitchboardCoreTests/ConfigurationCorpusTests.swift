@@ -6,15 +6,20 @@ import Testing
 /// Broken devices.json files, each rejected with every problem's exact path and message.
 @Suite struct ConfigurationCorpusTests {
     static let corpus = Bundle.module.resourceURL!.appendingPathComponent("Corpus")
-    static let cases = ["not-json", "wrong-types", "missing-fields", "duplicates", "references", "unknown-keys", "line-range", "cycles"]
+    static let cases = ["not-json", "wrong-types", "missing-fields", "duplicates", "references", "unknown-keys", "line-range", "header-lines", "cycles"]
 
     /// Loads a file as the daemon does: the file, then its lines against simulated chips.
     static func problems(_ path: String) -> [String] {
         do {
             let configuration = try ConfigurationLoader.load(file: path)
             var chips: [String: any GPIOChip] = [:]
-            for chip in configuration.chips { chips[chip.id] = SimulatedGPIOChip(name: chip.chip, lineCount: chip.simulatedLines) }
-            try ConfigurationLoader.validateLines(configuration, chips: chips, file: path)
+            var locations: [String: GPIOChipLocation] = [:]
+            for chip in configuration.chips {
+                let (opened, location) = try chip.open(simulate: true)
+                chips[chip.id] = opened
+                locations[chip.id] = location
+            }
+            try ConfigurationLoader.validateLines(configuration, chips: chips, locations: locations, file: path)
             return []
         } catch let error as ConfigurationError {
             return error.problems.map(\.description)

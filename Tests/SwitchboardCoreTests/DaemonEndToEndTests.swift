@@ -99,6 +99,11 @@ struct DaemonEndToEndTests {
         #expect(daemon.waitUntil { daemon.log.contains("reloaded: node garage-pi") })
         #expect(try center(daemon).first { $0.id == "fan" }?.title == "Loft Fan")
         #expect(try outputs(daemon)["porch"] == true, "outputs keep their level across a reload")
+        // Each configuration's services run once: the stopped one is never run again while the
+        // next starts.
+        #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
+        #expect(daemon.cli(["status"]).status == 0)
+        #expect(daemon.log.components(separatedBy: "serving").count - 1 == 2, "\(daemon.log)")
     }
 
     @Test func invalidFileStartsNothingAndCheckReportsEveryProblem() throws {

@@ -35,6 +35,26 @@ import Testing
         #expect(try chip.consumer(of: .offset(26)) == "switchboard")
     }
 
+    @Test func changedLineSettingsAreAppliedInPlaceKeepingTheValue() async throws {
+        let chip = SimulatedGPIOChip(lineCount: 54)
+        let chips: [String: any GPIOChip] = ["main": chip]
+        let first = try DeviceHub(configuration: load(Self.sample), chips: chips, persisted: PersistedState(), stateFile: nil)
+        try await first.set("porch", to: true)
+        #expect(try chip.physicalLevel(.offset(17)) == true)
+
+        // The porch relay board turns out to be active-low: the line changes its settings, not its holder.
+        let activeLow = try load(Self.sample.replacingOccurrences(of: #""line": 17 }"#, with: #""line": 17, "activeLow": true, "bias": "pullUp" }"#))
+        let handover = first.shutdown(handingOverTo: activeLow)
+        #expect(handover.count == 4)
+        let second = try DeviceHub(configuration: activeLow, chips: chips, persisted: PersistedState(), stateFile: nil, handover: handover)
+        #expect(handover.count == 0)
+        #expect(try second.value(of: "porch") == true, "the light stays on")
+        #expect(try chip.physicalLevel(.offset(17)) == false, "on is the low level now")
+        #expect(try chip.consumer(of: .offset(17)) == "switchboard")
+        try await second.set("porch", to: false)
+        #expect(try chip.physicalLevel(.offset(17)) == true)
+    }
+
     @Test func aConfigurationThatFailsToStartGivesTheLinesBack() throws {
         let chip = SimulatedGPIOChip(lineCount: 54)
         let chips: [String: any GPIOChip] = ["main": chip]

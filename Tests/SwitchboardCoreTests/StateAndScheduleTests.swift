@@ -64,13 +64,21 @@ final class TemporaryFolder {
         #expect(try file.load() == state)
     }
 
-    @Test func corruptStateFileIsAnErrorThatSaysWhatToDo() throws {
+    @Test func corruptStateFileIsMovedAsideAndTheNodeStartsLocked() throws {
         let folder = try TemporaryFolder()
         let directory = folder.path
         try "{\"outputs\": 3}".write(toFile: directory + "/state.json", atomically: true, encoding: .utf8)
-        #expect { try StateFile(directory: directory).load() } throws: { error in
-            String(describing: error).hasSuffix("move it aside to start from devices.json's restore policies")
-        }
+        try "o\tfan\t1\n".write(toFile: directory + "/state.journal", atomically: true, encoding: .utf8)
+        let file = StateFile(directory: directory)
+        #expect { try file.load() } throws: { String(describing: $0).hasPrefix("state file \(directory)/state.json is not a Switchboard state file (") }
+        let (state, recovery) = file.loadRecovering(now: Date(timeIntervalSince1970: 1_795_000_000))
+        #expect(state.outputs == ["fan": true])
+        #expect(state.locked)
+        #expect(state.placements.isEmpty)
+        #expect(recovery?.hasSuffix("; it was moved to \(directory)/state.json.unreadable-20261118T110640Z; started with outputs from the journal (\(directory)/state.journal) and devices.json's restore policies, placements from devices.json, and the node locked (switchboard unlock)") == true, "\(recovery ?? "")")
+        #expect(try String(contentsOfFile: directory + "/state.json.unreadable-20261118T110640Z", encoding: .utf8) == "{\"outputs\": 3}")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state.json"))
+        #expect(file.loadRecovering().recovery == nil, "nothing left to recover")
     }
 }
 

@@ -5,9 +5,9 @@ import Testing
 /// chips that do exist (the hardware-in-the-loop stage tests real chips).
 @Suite struct LibgpiodChipTests {
     @Test func missingChipListsTheChipsThatExist() {
-        let existing = LibgpiodChip.availableChips().map(\.description)
+        let existing = GPIOChipLocator(LibgpiodChip.scanDeviceFiles().files).chips.map(\.info.description)
         #expect {
-            _ = try LibgpiodChip("switchboard-no-such-chip")
+            _ = try LibgpiodChip(locating: "switchboard-no-such-chip")
         } throws: { error in
             guard let error = error as? GPIOError else { return false }
             let expected = existing.isEmpty
@@ -18,6 +18,6 @@ import Testing
     }
 
     @Test func missingChipByPathIsTheSameTypedError() {
-        #expect { _ = try LibgpiodChip("/dev/gpiochip999") } throws: { ($0 as? GPIOError)?.code == .chipNotFound }
+        #expect { _ = try LibgpiodChip(locating: "/dev/gpiochip999") } throws: { ($0 as? GPIOError)?.code == .chipNotFound }
     }
 }

@@ -40,7 +40,7 @@ struct KernelBench: GPIOBench {
     /// A fresh chip labelled `label` (unique per test).
     init(label: String) throws {
         simulated = try KernelSimulatedChip(label: label, lineCount: benchLineCount, lineNames: benchLineNames)
-        opened = try LibgpiodChip(simulated.path)
+        opened = try LibgpiodChip(path: simulated.path)
     }
 
     var chip: any GPIOChip { opened }

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
 
@@ -57,6 +58,7 @@ struct KernelDaemonTests {
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-daemon", mqttPort: broker.port), simulatedGPIO: false)
         try daemon.start(timeout: .seconds(60))
+        #expect(daemon.log.contains("GPIO through \(LibgpiodChip.libraryVersion)"), "the daemon says which libgpiod it uses")
         #expect(try chip.level(1) == false)
         #expect(try chip.level(5) == true, "the button's pull-up bias reached the line")
 

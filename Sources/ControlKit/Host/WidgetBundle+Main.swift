@@ -38,11 +38,19 @@ extension WidgetBundle {
                     writeLine(ControlLineProtocol.encodeLine(ControlLineProtocol.Event(change)), to: STDOUT_FILENO)
                 }
             }
-            for await line in FileDescriptorLines(descriptor: STDIN_FILENO) where !line.isEmpty {
+            let limit = 1 << 20
+            for await read in FileDescriptorLines(descriptor: STDIN_FILENO, maximumLineLength: limit) {
                 let reply: ControlReply
-                switch ControlLineProtocol.decodeCommand(line) {
-                case .success(let command): reply = await handler.handle(command)
-                case .failure(let error): reply = error.reply
+                switch read {
+                case .line(let line) where line.isEmpty:
+                    continue
+                case .line(let line):
+                    switch ControlLineProtocol.decodeCommand(line) {
+                    case .success(let command): reply = await handler.handle(command)
+                    case .failure(let error): reply = error.reply
+                    }
+                case .tooLong:
+                    reply = .failure(code: "lineTooLong", message: "a command line longer than \(limit) bytes was ignored")
                 }
                 writeLine(ControlLineProtocol.encodeLine(reply), to: STDOUT_FILENO)
             }

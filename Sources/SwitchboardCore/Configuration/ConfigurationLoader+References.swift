@@ -114,20 +114,39 @@ extension ConfigurationLoader {
 
     private static func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
 
-    /// Checks every line against the chips it is on: offsets in range, names that exist.
-    public static func validateLines(_ configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], file: String) throws {
+    /// Checks every line against the chips it is on: offsets in range, names that exist, and on a
+    /// chip found as `header` (``GPIOChipLocation/isHeader``), only the header's pins (lines 0…27):
+    /// the chip's other lines belong to the board, not to the 40-pin header. A problem on a header
+    /// line says which chip the header is here.
+    public static func validateLines(
+        _ configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], locations: [String: GPIOChipLocation] = [:], file: String
+    ) throws {
         var problems: [ConfigurationProblem] = []
         func check(_ gpio: GPIOSettings?, at path: String) {
             guard let gpio, let chip = chips[gpio.chip] else { return }
+            let header = locations[gpio.chip].flatMap { $0.isHeader ? $0 : nil }
+            let found = header.map { "; \($0)" } ?? ""
             do {
-                _ = try chip.offset(of: gpio.line)
+                let offset = try chip.offset(of: gpio.line)
+                if let header, !RaspberryPiHeader.pins.contains(offset) {
+                    let pins = RaspberryPiHeader.pins
+                    let line = switch gpio.line {
+                    case .offset: "line \(offset)"
+                    case .name(let name): "\(name) (line \(offset))"
+                    }
+                    problems.append(ConfigurationProblem(
+                        "\(path).line",
+                        "\(line) is not one of the header's pins (lines \(pins.lowerBound)…\(pins.upperBound), GPIO\(pins.lowerBound)…GPIO\(pins.upperBound))\(found); "
+                            + "to use the chip's other lines, name the chip by its label, \"\(header.info.label)\""
+                    ))
+                }
             } catch let error as GPIOError {
                 switch error.code {
                 case .lineOutOfRange:
                     let range = error.validOffsets.map { "\($0.lowerBound)…\($0.upperBound)" } ?? "none"
-                    problems.append(ConfigurationProblem("\(path).line", "\(gpio.line) is out of range for \(chip.info.name) (\(range))"))
+                    problems.append(ConfigurationProblem("\(path).line", "\(gpio.line) is out of range for \(chip.info.name) (\(range))\(found)"))
                 case .lineNotFound:
-                    problems.append(ConfigurationProblem("\(path).line", "\(chip.info.name) has no line named \"\(gpio.line)\""))
+                    problems.append(ConfigurationProblem("\(path).line", "\(chip.info.name) has no line named \"\(gpio.line)\"\(found)"))
                 default:
                     problems.append(ConfigurationProblem("\(path).line", error.description))
                 }

@@ -1,5 +1,6 @@
 import ControlKit
 import SwitchboardGPIO
+import SwitchboardMQTT
 import SwitchboardSupport
 
 /// Everything one configuration brings up: the devices and their lines, the control center with
@@ -28,8 +29,8 @@ public final class NodeRuntime: Sendable {
     ///   the handover.
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], persisted: PersistedState,
-        stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none, log: Log,
-        clock: some Clock<Duration> = ContinuousClock()
+        stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none,
+        mqttConnection: MQTTConnection? = nil, log: Log, clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         self.configuration = configuration
         self.log = log
@@ -68,7 +69,7 @@ public final class NodeRuntime: Sendable {
             }
             try hub.updatePersisted { _ in }
             if let mqtt = configuration.mqtt {
-                let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log)
+                let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log, keeping: mqttConnection)
                 bridgeBox.withLock { $0 = bridge }
             }
         } catch {
@@ -135,8 +136,15 @@ public final class NodeRuntime: Sendable {
     /// Runs the center, the auto-off schedule and the watchdog until ``stopServices()``.
     public func runServices() async {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
+        let valueChanges = hub.valueChanges.subscribe()
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
+            // A device shared by several controls (and placements) refreshes all of them.
+            group.addTask {
+                for await device in valueChanges {
+                    for kind in self.kinds(boundTo: device) { center.push(kind: kind) }
+                }
+            }
             if let flusher = hub.flusher { group.addTask { await flusher.run() } }
             if let bridge { group.addTask { await bridge.run() } }
             for button in self.actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {

@@ -8,6 +8,7 @@ import Glibc
 #endif
 import ControlKit
 import SwitchboardGPIO
+import SwitchboardMQTT
 import SwitchboardSupport
 
 /// switchboardd's options.
@@ -28,14 +29,27 @@ public final class SwitchboardDaemon: Sendable {
     let log: Log
     let notifier = SystemdNotifier()
     private let current = Locked<NodeRuntime?>(nil)
+    /// Each configuration that starts, in turn: the first, then one per successful reload.
+    private let generations: AsyncStream<NodeRuntime>
+    private let nextGeneration: AsyncStream<NodeRuntime>.Continuation
     /// Controls compiled into a Swift bundle, served beside devices.json's.
     private let swiftControls: [ControlDefinition]
-    private let chips = Locked<[String: any GPIOChip]>([:])
+    /// The chips open now, by chip id, and where each was found.
+    /// What went wrong that a user must know of, for `switchboard status`.
+    let warnings = Locked<[String]>([])
+    private let chips = Locked<OpenChips>(OpenChips())
+
+    /// Chips by chip id, with where each was found (``GPIOChipLocation``).
+    struct OpenChips: Sendable {
+        var chips: [String: any GPIOChip] = [:]
+        var locations: [String: GPIOChipLocation] = [:]
+    }
 
     public init(options: DaemonOptions, log: Log = Log(), swiftControls: [ControlDefinition] = []) {
         self.options = options
         self.log = log
         self.swiftControls = swiftControls
+        (generations, nextGeneration) = AsyncStream<NodeRuntime>.makeStream()
     }
 
     /// A daemon that also serves a Swift bundle's controls: write a `main` that calls this with
@@ -51,20 +65,23 @@ public final class SwitchboardDaemon: Sendable {
         let stateFile = StateFile(directory: options.stateDirectory)
         let runtime: NodeRuntime
         let listener: UnixSocketListener
+        let lock: DaemonLock
         do {
             try Self.makeDirectory(options.stateDirectory)
+            // Before anything else is touched: a second daemon on this state must not start.
+            lock = try DaemonLock(stateDirectory: options.stateDirectory)
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
             let configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
             runtime = try await start(configuration, chips: try openChips(for: configuration), stateFile: stateFile)
-            listener = try UnixSocketListener(path: options.socketPath)
+            listener = try UnixSocketListener(path: options.socketPath) { [log] message in log(.warning, message) }
         } catch {
             log(.error, String(describing: error))
             log(.error, "switchboardd did not start; nothing was changed")
             return 1
         }
-        current.withLock { $0 = runtime }
+        setCurrent(runtime)
         let outputs = runtime.hub.outputValues().map { "\($0.id)=\($0.value ? "on" : "off")" }.joined(separator: " ")
-        log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : "")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
+        log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : ", GPIO through \(LibgpiodChip.libraryVersion)")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
         notifier.notify("READY=1\nSTATUS=Serving \(runtime.configuration.node)")
 
         await withDiscardingTaskGroup { group in
@@ -85,6 +102,7 @@ public final class SwitchboardDaemon: Sendable {
                 }
             }
             listener.stop()
+            nextGeneration.finish()
             current.withLock { $0 }?.stopServices()
             group.cancelAll()
         }
@@ -93,50 +111,80 @@ public final class SwitchboardDaemon: Sendable {
             runtime.shutdown()
         }
         log(.info, "switchboardd stopped")
+        withExtendedLifetime(lock) {}
         return 0
     }
 
     /// Brings the node up on chips from ``openChips(for:)``.
     private func start(
-        _ configuration: SwitchboardConfiguration, chips opened: [String: any GPIOChip], stateFile: StateFile, handover: LineHandover = .none
+        _ configuration: SwitchboardConfiguration, chips opened: OpenChips, stateFile: StateFile,
+        handover: LineHandover = .none, mqttConnection: MQTTConnection? = nil
     ) async throws -> NodeRuntime {
-        let persisted = try stateFile.load()
+        let (persisted, recovery) = stateFile.loadRecovering()
+        if let recovery {
+            log(.error, "state: \(recovery)")
+            warnings.withLock { $0.append("state: \(recovery)") }
+        }
         let runtime = try await NodeRuntime(
-            configuration: configuration, chips: opened, persisted: persisted, stateFile: stateFile,
-            extraControls: swiftControls, handover: handover, log: log
+            configuration: configuration, chips: opened.chips, persisted: persisted, stateFile: stateFile,
+            extraControls: swiftControls, handover: handover, mqttConnection: mqttConnection, log: log
         )
         chips.withLock { $0 = opened }
         return runtime
     }
 
-    /// The chips a configuration names, opened (or simulated), with every line checked against them.
-    /// Chips already open are reused.
-    private func openChips(for configuration: SwitchboardConfiguration) throws -> [String: any GPIOChip] {
+    /// The chips a configuration names, opened (or simulated), with every line checked against
+    /// them; each newly opened chip is logged with why it is that chip (and a warning when it is
+    /// probably not the one meant). Chips already open are reused; a chip id whose `chip` changed
+    /// is refused, as its lines would be handed over on the old chip: that takes a restart.
+    private func openChips(for configuration: SwitchboardConfiguration) throws -> OpenChips {
         var opened = chips.withLock { $0 }
-        for chip in configuration.chips where opened[chip.id] == nil {
-            if options.simulate {
-                opened[chip.id] = SimulatedGPIOChip(name: chip.chip.hasPrefix("/dev/") ? String(chip.chip.dropFirst(5)) : chip.chip, lineCount: chip.simulatedLines)
-            } else {
-                opened[chip.id] = try LibgpiodChip(chip.chip)
+        var problems: [ConfigurationProblem] = []
+        for settings in configuration.chips {
+            let path = "chips[\(settings.position)].chip"
+            if let running = opened.locations[settings.id] {
+                if running.descriptor != settings.chip {
+                    problems.append(ConfigurationProblem(path, "\"\(settings.id)\" moved from \"\(running.descriptor)\" to \"\(settings.chip)\"; a reload keeps the running chips: restart switchboardd to use another chip"))
+                }
+                continue
+            }
+            do {
+                let (chip, location) = try settings.open(simulate: options.simulate)
+                opened.chips[settings.id] = chip
+                opened.locations[settings.id] = location
+                log(.info, "\(path): \(location)")
+                if let warning = location.warning { log(.warning, "\(path): \(warning)") }
+            } catch {
+                problems.append(ConfigurationProblem(path, String(describing: error)))
             }
         }
-        try ConfigurationLoader.validateLines(configuration, chips: opened, file: options.configPath)
+        if !problems.isEmpty { throw ConfigurationError(file: options.configPath, problems: problems) }
+        try ConfigurationLoader.validateLines(configuration, chips: opened.chips, locations: opened.locations, file: options.configPath)
         return opened
     }
 
-    /// Runs each configuration's services in turn; a reload stops one and the next begins.
+    /// Runs each configuration's services in turn: a reload stops one, and the next begins once
+    /// it has started (until then this waits; it never runs a stopped one again).
     private func runGenerations() async {
-        while !Task.isCancelled {
-            guard let runtime = current.withLock({ $0 }) else { return }
+        var generation = 0
+        for await runtime in generations {
+            generation += 1
+            log(.info, "configuration \(generation) serving")
             await runtime.runServices()
         }
+    }
+
+    /// The configuration serving from now on.
+    private func setCurrent(_ runtime: NodeRuntime) {
+        current.withLock { $0 = runtime }
+        nextGeneration.yield(runtime)
     }
 
     /// SIGHUP: validates the file first; a bad file keeps the running configuration.
     private func reload(stateFile: StateFile) async {
         log(.info, "reloading \(options.configPath)")
         let configuration: SwitchboardConfiguration
-        let opened: [String: any GPIOChip]
+        let opened: OpenChips
         do {
             configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
             opened = try openChips(for: configuration)
@@ -146,27 +194,39 @@ public final class SwitchboardDaemon: Sendable {
         }
         guard let old = current.withLock({ $0 }) else { return }
         try? await old.persistRuntimeState()
+        // An unchanged broker connection stays up: nothing on the broker (Home Assistant) flaps.
+        let connection = old.bridge?.handOver(to: configuration)
         old.stopServices()
-        // Output lines the new configuration drives the same way stay requested throughout.
+        // Output lines stay requested throughout.
         let handover = old.shutdown(handingOverTo: configuration)
         defer { handover.releaseRest() }
         do {
-            let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover)
-            current.withLock { $0 = runtime }
+            let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover, mqttConnection: connection)
+            setCurrent(runtime)
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
             if let chips = try? openChips(for: old.configuration),
-               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile, handover: handover) {
-                current.withLock { $0 = restored }
+               let restored = try? await start(old.configuration, chips: chips, stateFile: stateFile, handover: handover, mqttConnection: connection) {
+                setCurrent(restored)
             }
         }
     }
 
     private func serve(_ listener: UnixSocketListener) async {
+        let admission = SocketAdmission()
         await withDiscardingTaskGroup { group in
             for await descriptor in listener.accepted {
-                group.addTask { await SocketSession(descriptor: descriptor, daemon: self).run() }
+                let user = SocketAdmission.peerUser(of: descriptor)
+                if let refusal = admission.admit(user) {
+                    _ = writeAll(Array(ControlLineProtocol.encodeLine(SocketReply.failure(code: "busy", message: refusal)).utf8) + [UInt8(ascii: "\n")], to: descriptor)
+                    close(descriptor)
+                    continue
+                }
+                group.addTask {
+                    await SocketSession(descriptor: descriptor, daemon: self).run()
+                    admission.leave(user)
+                }
             }
             group.cancelAll()
         }

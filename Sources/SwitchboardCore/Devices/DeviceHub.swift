@@ -27,6 +27,9 @@ public final class DeviceHub: Sendable {
     private let state: Locked<State>
     private let clock: AnyClock
     /// Sends a command to a device living in another system; set once MQTT connects.
+    /// The id of each device whose value changed, whoever changed it (a control, auto-off, a
+    /// state message from another system): every control bound to it reloads.
+    public let valueChanges = Broadcast<String>()
     private let remoteCommands = Locked<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
 
     /// Requests every output line with its restored initial value, so nothing glitches, or takes
@@ -46,10 +49,10 @@ public final class DeviceHub: Sendable {
                 guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
                 let line: any GPIOLineRequest
                 let level: Bool
-                if let handedOver = handover.take(gpio) {
+                if let handedOver = handover.take(gpio), let kept = Self.keep(handedOver, as: gpio) {
                     taken.append((gpio, handedOver))
                     line = handedOver
-                    level = (try? handedOver.value()) ?? false
+                    level = kept
                 } else {
                     switch device.restore {
                     case .off: level = false
@@ -75,6 +78,19 @@ public final class DeviceHub: Sendable {
         self.flusher = stateFile.map { file in CoalescedAction(clock: clock) { file.flush() } }
         self.state = Locked(State(persisted: persisted))
         self.clock = AnyClock(clock)
+    }
+
+    /// A handed-over output line, with `gpio`'s settings applied in place if they changed (the
+    /// device keeps its logical value, and the line is never free for another program to take):
+    /// its value, or nil when the line could not be changed in place and was released.
+    private static func keep(_ line: any GPIOLineRequest, as gpio: GPIOSettings) -> Bool? {
+        let level = (try? line.value()) ?? false
+        let current = line.configuration
+        if current.activeLow == gpio.activeLow, current.bias == gpio.bias, case .output(_, gpio.drive) = current.direction { return level }
+        let wanted = GPIOLineConfiguration(.output(initialValue: level, drive: gpio.drive), activeLow: gpio.activeLow, bias: gpio.bias, consumer: current.consumer)
+        if (try? line.reconfigure(wanted)) == true { return level }
+        line.release()
+        return nil
     }
 
     /// The state to save now.
@@ -105,6 +121,7 @@ public final class DeviceHub: Sendable {
                 try stateFile?.record(output: id, value: value, in: state.persisted)
                 flusher?.note()
             }
+            valueChanges.yield(id)
             return
         }
         guard let settings = settings[id], let mqtt = settings.mqtt else {
@@ -132,6 +149,7 @@ public final class DeviceHub: Sendable {
     /// Records a remote device's state from its state topic.
     public func setRemoteValue(_ id: String, _ value: Bool) {
         state.withLock { $0.remote[id] = value }
+        valueChanges.yield(id)
     }
 
     /// Connects remote commands (MQTT) to the hub.

@@ -2,23 +2,18 @@ import SwitchboardSupport
 import SwitchboardGPIO
 
 /// Output lines passed from one configuration to the next on SIGHUP, still requested, so a relay
-/// whose line settings did not change never drops out while the daemon reloads. The new
-/// configuration's ``DeviceHub`` takes the lines it wants; ``releaseRest()`` gives back the others.
+/// never drops out while the daemon reloads: the new configuration's ``DeviceHub`` takes the lines
+/// it wants (changing their settings in place where those changed); ``releaseRest()`` gives back
+/// the others.
 public final class LineHandover: Sendable {
-    /// What identifies an output line across configurations: where it is and how it is driven.
+    /// What identifies an output line across configurations: where it is.
     struct Key: Hashable {
         var chip: String
         var line: GPIOLineSelector
-        var activeLow: Bool
-        var drive: GPIODrive
-        var bias: GPIOBias
 
         init(_ gpio: GPIOSettings) {
             chip = gpio.chip
             line = gpio.line
-            activeLow = gpio.activeLow
-            drive = gpio.drive
-            bias = gpio.bias
         }
     }
 
@@ -29,7 +24,7 @@ public final class LineHandover: Sendable {
     /// No lines: a first start.
     public static var none: LineHandover { LineHandover([:]) }
 
-    /// Takes the line requested with `gpio`'s settings, if it was handed over.
+    /// Takes the line at `gpio`'s chip and line, if it was handed over.
     func take(_ gpio: GPIOSettings) -> (any GPIOLineRequest)? {
         lines.withLock { $0.removeValue(forKey: Key(gpio)) }
     }

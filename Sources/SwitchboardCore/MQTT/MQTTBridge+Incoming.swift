@@ -2,12 +2,11 @@ import ControlKit
 import SwitchboardMQTT
 
 extension MQTTBridge {
-    /// Routes one incoming message. Malformed input is logged once per topic and reason, counted,
-    /// and otherwise ignored: nothing crashes and no state changes.
+    /// Routes one incoming message other than a command (``serveIncoming()`` gives those their
+    /// lanes). Malformed input is logged once per topic and reason, counted, and otherwise
+    /// ignored: nothing crashes and no state changes.
     func handle(_ message: MQTTMessage) async {
-        if let id = topics.controlID(in: message.topic, suffix: "set") {
-            await handleCommand(message, id: id)
-        } else if let id = topics.controlID(in: message.topic, suffix: "configure") {
+        if let id = topics.controlID(in: message.topic, suffix: "configure") {
             await handleConfigure(message, id: id)
         } else if message.topic == topics.reload {
             guard !message.retain else { return reject(message, "a retained reload request") }
@@ -28,7 +27,7 @@ extension MQTTBridge {
 
     /// `<base>/controls/<id>/set`. Retained commands are never acted on: a retained `/set` left on
     /// the broker would otherwise switch the device at every restart ("ghost switching").
-    private func handleCommand(_ message: MQTTMessage, id: String) async {
+    func handleCommand(_ message: MQTTMessage, id: String) async {
         guard !message.retain else {
             return reject(message, "a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(message.topic)")
         }
@@ -60,6 +59,11 @@ extension MQTTBridge {
         guard let device = message.text?.trimmingCharacters(), !device.isEmpty, message.payload.count <= 256 else {
             return reject(message, "not a device id")
         }
+        // Which device a control drives changes what its commands do: not from the network while
+        // the node is locked (the local CLI still may).
+        guard !(await runtime.center.isLocked) else {
+            return reject(message, "a configuration while Switchboard is locked")
+        }
         do {
             guard let kind = await runtime.center.placement(id)?.kind else {
                 throw ControlError(.unknownPlacement, placement: id, detail: "no such placed control")
@@ -87,8 +91,8 @@ extension MQTTBridge {
         log(.info, "mqtt: \(message.text ?? "") by \(message.topic)")
     }
 
-    /// A state message of a device living in another system: update it, confirm a waiting
-    /// command, and push-reload the controls bound to it.
+    /// A state message of a device living in another system: update it (which push-reloads the
+    /// controls bound to it) and confirm a waiting command.
     private func handleDeviceState(_ message: MQTTMessage) {
         let devices = runtime.configuration.devices.filter { $0.mqtt?.stateTopic == message.topic }
         for device in devices {
@@ -98,7 +102,6 @@ extension MQTTBridge {
             }
             runtime.hub.setRemoteValue(device.id, value)
             confirmations.confirm(device.id, value: value)
-            for kind in runtime.kinds(boundTo: device.id) { runtime.center.push(kind: kind) }
         }
     }
 

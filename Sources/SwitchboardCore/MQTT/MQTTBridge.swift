@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ControlKit
 import SwitchboardMQTT
 import SwitchboardSupport
@@ -18,7 +21,7 @@ public final class MQTTBridge: Sendable {
     let discovery: HomeAssistantDiscovery?
     unowned let runtime: NodeRuntime
     let log: Log
-    let confirmations = StateConfirmations()
+    let confirmations: StateConfirmations
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
     let memoryRelease = CoalescedAction { MemoryRelease.releaseFreeMemory() }
 
@@ -31,17 +34,31 @@ public final class MQTTBridge: Sendable {
         var rejected: [String: Int] = [:]
         /// Reconnect attempts since the connection was last up.
         var failedAttempts = 0
+        /// The connection went to the next configuration's bridge: it stays up when this one stops.
+        var handedOver = false
+        /// When the connection was lost, while it is down.
+        var disconnectedSince: Date?
     }
 
     // Invariant: only touched under the mutex.
     let state = Locked(State())
 
+    /// - Parameter kept: the previous configuration's connection, handed over because its settings
+    ///   did not change (``handOver(to:)``): it stays up, and nothing on the broker flaps.
     /// - Throws: ``MQTTError`` for bad TLS or client settings, or an unreadable password file.
-    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log) throws {
+    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log, keeping kept: MQTTConnection? = nil) throws {
         self.runtime = runtime
         self.settings = settings
         self.log = log
+        confirmations = StateConfirmations(clock: runtime.clock)
         topics = TopicContract(base: settings.baseTopic)
+        discovery = settings.discovery
+            ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, topics: topics, version: Switchboard.version)
+            : nil
+        if let kept {
+            connection = kept
+            return
+        }
         var configuration = MQTTClientConfiguration(
             host: settings.host, port: settings.port,
             clientID: settings.clientID ?? "switchboard-\(runtime.configuration.node)", keepalive: settings.keepalive
@@ -60,9 +77,16 @@ public final class MQTTBridge: Sendable {
         configuration.tlsKeyFile = settings.tls?.keyFile
         configuration.will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
         connection = try MQTTConnection(configuration)
-        discovery = settings.discovery
-            ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, topics: topics, version: Switchboard.version)
-            : nil
+    }
+
+    /// Hands the connection to the next configuration's bridge if that one connects the same way
+    /// (same settings and node): this bridge's readers end, and when it stops it neither says
+    /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
+    public func handOver(to next: SwitchboardConfiguration) -> MQTTConnection? {
+        guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
+        state.withLock { $0.handedOver = true }
+        connection.renewStreams()
+        return connection
     }
 
     /// Malformed messages so far, by reason.
@@ -70,28 +94,26 @@ public final class MQTTBridge: Sendable {
 
     /// Connects and serves until cancelled; then publishes `offline` and disconnects.
     public func run() async {
-        for filter in [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet] {
-            connection.subscribe(filter, qos: 1)
-        }
-        for device in runtime.configuration.devices {
-            if let mqtt = device.mqtt { connection.subscribe(mqtt.stateTopic, qos: 1) }
-        }
-        if let discovery { connection.subscribe(discovery.prefix + "/status", qos: 1) }
+        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet]
+        filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
+        if let discovery { filters.append(discovery.prefix + "/status") }
+        connection.setSubscriptions(filters, qos: 1)
         runtime.hub.setRemoteCommandSender { [weak self] settings, value in
             try await self?.command(settings, value)
         }
-        connection.start()
         let changes = runtime.center.changes()
+        if connection.isStarted {
+            // Kept from the previous configuration, and possibly up: this configuration's
+            // controls and discovery go out now (a reconnect would send them again anyway).
+            if connection.connected { await publishEverything() }
+        } else {
+            connection.start()
+        }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await event in self.connection.events { await self.handle(event) }
             }
-            group.addTask {
-                for await message in self.connection.messages {
-                    await self.handle(message)
-                    self.memoryRelease.note()
-                }
-            }
+            group.addTask { await self.serveIncoming() }
             // Memory freed after a burst goes back to the system once the burst is over (glibc
             // keeps it otherwise: 51 MiB of heap after the benchmark's load, 8 MiB after a trim).
             group.addTask { await self.memoryRelease.run() }
@@ -105,6 +127,7 @@ public final class MQTTBridge: Sendable {
             group.cancelAll()
         }
         runtime.hub.setRemoteCommandSender(nil)
+        guard !state.withLock({ $0.handedOver }) else { return }
         connection.publish(MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true))
         connection.stop()
     }
@@ -118,6 +141,7 @@ public final class MQTTBridge: Sendable {
             state.withLock {
                 $0.published = [:]
                 $0.failedAttempts = 0
+                $0.disconnectedSince = nil
             }
             connection.publish(MQTTMessage(topic: topics.status, text: "online", qos: 1, retain: true))
             await publishEverything()
@@ -128,6 +152,7 @@ public final class MQTTBridge: Sendable {
             // whose broker is down for days must not fill its journal.
             let attempt = state.withLock { state -> Int in
                 state.failedAttempts += 1
+                if state.disconnectedSince == nil { state.disconnectedSince = Date() }
                 return state.failedAttempts
             }
             if attempt == 1 || attempt % 20 == 0 {
@@ -212,11 +237,28 @@ public final class MQTTBridge: Sendable {
     // MARK: Devices of other systems
 
     /// Publishes a command for a device of another system and waits for its state topic to confirm.
+    /// While the broker is away it is refused at once; and it goes out at QoS 0, so a command
+    /// caught in a connection that drops is lost rather than sent late, after its caller was told
+    /// it failed (libmosquitto would resend a QoS 1 message after the reconnect).
     private func command(_ device: MQTTDeviceSettings, _ value: Bool) async throws {
         guard let id = runtime.configuration.devices.first(where: { $0.mqtt == device })?.id else { return }
-        let command = MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 1)
-        guard await confirmations.wait(for: id, value: value, timeout: device.timeout, after: { connection.publish(command) }) else {
-            throw ControlError(.performFailed, detail: "\(runtime.configuration.device(id)?.name ?? id) did not confirm \(value ? "on" : "off") on \(device.stateTopic) within \(DurationText.format(device.timeout))")
+        let name = runtime.configuration.device(id)?.name ?? id
+        guard connection.connected else {
+            let since = state.withLock { $0.disconnectedSince }.map { " since \(Self.clockTime($0))" } ?? ""
+            throw ControlError(.performFailed, detail: "\(name) lives in another system and Switchboard is not connected to the MQTT broker\(since); nothing was sent")
         }
+        let command = MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 0)
+        guard await confirmations.wait(for: id, value: value, timeout: device.timeout, after: { connection.publish(command) }) else {
+            throw ControlError(.performFailed, detail: "\(name) did not confirm \(value ? "on" : "off") on \(device.stateTopic) within \(DurationText.format(device.timeout))")
+        }
+    }
+
+    /// "12:04:10", local time.
+    static func clockTime(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970), parts = tm()
+        localtime_r(&seconds, &parts)
+        var text = [CChar](repeating: 0, count: 16)
+        let length = strftime(&text, text.count, "%H:%M:%S", &parts)
+        return String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

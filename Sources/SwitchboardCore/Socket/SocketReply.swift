@@ -17,6 +17,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var devices: [DeviceValue]?
     /// What an Action button announced, for `button`.
     public var announcements: [String]?
+    /// What went wrong that the user must know of (an unreadable state file), for `status`.
+    public var warnings: [String]?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -25,7 +27,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements
+        case node, devices, announcements, warnings
     }
 
     public init(from decoder: any Decoder) throws {
@@ -34,6 +36,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         node = try container.decodeIfPresent(String.self, forKey: .node)
         devices = try container.decodeIfPresent([DeviceValue].self, forKey: .devices)
         announcements = try container.decodeIfPresent([String].self, forKey: .announcements)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -42,6 +45,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(node, forKey: .node)
         try container.encodeIfPresent(devices, forKey: .devices)
         try container.encodeIfPresent(announcements, forKey: .announcements)
+        try container.encodeIfPresent(warnings, forKey: .warnings)
     }
 
     // The control reply's fields, read through.

@@ -23,12 +23,21 @@ private struct ButtonCommand: Decodable {
 struct SocketSession {
     let descriptor: Int32
     let daemon: SwitchboardDaemon
+    /// The longest command line read; a longer one gets a `lineTooLong` reply.
+    static let maximumLineLength = 64 * 1024
+    /// The longest simulated press: a press is a finger on a button, and holds its session.
+    static let longestHold = Duration.seconds(60)
 
     func run() async {
         let writer = ConnectionWriter(descriptor: descriptor)
         defer { close(descriptor) }
-        for await line in FileDescriptorLines(descriptor: descriptor, maximumLineLength: 64 * 1024) where !line.isEmpty {
-            let reply = await handle(line)
+        for await read in FileDescriptorLines(descriptor: descriptor, maximumLineLength: Self.maximumLineLength) {
+            let reply: SocketReply
+            switch read {
+            case .line(let line) where line.isEmpty: continue
+            case .line(let line): reply = await handle(line)
+            case .tooLong: reply = .failure(code: "lineTooLong", message: "a command line longer than \(Self.maximumLineLength) bytes was ignored")
+            }
             guard await writer.write(ControlLineProtocol.encodeLine(reply)) else { return }
         }
     }
@@ -45,6 +54,9 @@ struct SocketSession {
         }
         guard let hold = DurationText.parse(command.hold) else {
             return .failure(code: "badCommand", message: "\"\(command.hold)\" is not a duration: write it like \"1s\" or \"300ms\"")
+        }
+        guard hold <= Self.longestHold else {
+            return .failure(code: "badCommand", message: "a simulated press holds at most \(DurationText.format(Self.longestHold)), not \(command.hold)")
         }
         let announcements = button.announcements.subscribe()
         let heard = AnnouncementLog()
@@ -100,6 +112,8 @@ struct SocketSession {
             case .status:
                 socketReply.node = runtime.configuration.node
                 socketReply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
+                let warnings = daemon.warnings.withLock { $0 }
+                socketReply.warnings = warnings.isEmpty ? nil : warnings
             default:
                 break
             }

@@ -75,15 +75,46 @@ public final class StateFile: Sendable {
     /// The saved state: the snapshot with the journal's changes applied; an empty state if there
     /// is none yet.
     /// - Throws: ``StateFileError`` if the snapshot exists but cannot be read as state.
-    public func load() throws -> PersistedState {
+    public func load() throws(StateFileError) -> PersistedState {
         var state = PersistedState()
         if let data = FileManager.default.contents(atPath: path) {
             do {
                 state = try JSONDecoder().decode(PersistedState.self, from: data)
             } catch {
-                throw StateFileError(path: path, reason: "is not a Switchboard state file (\(error)); move it aside to start from devices.json's restore policies")
+                let what = data.isEmpty ? "is empty" : "is not a Switchboard state file (\(error))"
+                throw StateFileError(path: path, reason: what)
             }
         }
+        applyJournal(to: &state)
+        return state
+    }
+
+    /// The saved state, or — when the snapshot cannot be read (a power cut during a write on a
+    /// card that lies about its writes, a truncated or foreign file) — the journal's outputs over
+    /// an empty state, with the node locked to be safe, and the unreadable file moved aside as
+    /// `state.json.unreadable-<time>` so nothing is lost and the next save starts clean.
+    /// - Returns: the state, and what happened when it had to be recovered.
+    public func loadRecovering(now: Date = Date()) -> (state: PersistedState, recovery: String?) {
+        do {
+            return (try load(), nil)
+        } catch {
+            var seconds = time_t(now.timeIntervalSince1970), parts = tm()
+            gmtime_r(&seconds, &parts)
+            var text = [CChar](repeating: 0, count: 32)
+            let length = strftime(&text, text.count, "%Y%m%dT%H%M%SZ", &parts)
+            let stamp = String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let aside = path + ".unreadable-" + stamp
+            let moved = rename(path, aside) == 0
+            var state = PersistedState()
+            state.locked = true
+            applyJournal(to: &state)
+            let outputs = state.outputs.isEmpty ? "outputs from devices.json's restore policies" : "outputs from the journal (\(journalPath)) and devices.json's restore policies"
+            return (state, "\(error.description); \(moved ? "it was moved to \(aside)" : "it could not be moved aside: \(String(cString: strerror(errno)))"); started with \(outputs), placements from devices.json, and the node locked (switchboard unlock)")
+        }
+    }
+
+    /// Applies the journal's whole lines to `state`.
+    private func applyJournal(to state: inout PersistedState) {
         if let data = FileManager.default.contents(atPath: journalPath) {
             // Only whole lines count: a line without its newline was torn by a power cut.
             for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
@@ -92,7 +123,6 @@ public final class StateFile: Sendable {
                 state.outputs[String(decoding: fields[1], as: UTF8.self)] = fields[2].first == UInt8(ascii: "1")
             }
         }
-        return state
     }
 
     /// Records one output's new value: a journal line, or a snapshot of `state` (which must hold
@@ -127,6 +157,13 @@ public final class StateFile: Sendable {
             } catch {
                 close(descriptor)
                 throw error
+            }
+            // On storage before it replaces the old snapshot: a power cut leaves one or the
+            // other, never an empty file under the real name (``flush()`` syncs the folder).
+            guard fsync(descriptor) == 0 else {
+                let error = errno
+                close(descriptor)
+                throw StateFileError(path: temporary, reason: "cannot be synced to storage: \(String(cString: strerror(error)))")
             }
             close(descriptor)
             guard rename(temporary, path) == 0 else {

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SwitchboardSupport
+
+/// One daemon per state directory: an exclusive `flock` on `<state-dir>/switchboardd.pid`, held for
+/// the daemon's life and dropped by the kernel however it ends (kill -9 included). The file names
+/// the holder's process id, so a second daemon can say which one runs.
+final class DaemonLock: Sendable {
+    let path: String
+    private let descriptor: Int32
+
+    /// Takes the lock.
+    /// - Throws: ``DaemonLockError`` naming the daemon that holds it, or why the file cannot be used.
+    init(stateDirectory: String) throws {
+        path = stateDirectory + "/switchboardd.pid"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw DaemonLockError(path: path, reason: "cannot be opened: \(String(cString: strerror(errno)))") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let error = errno
+            let holder = (try? SystemFiles.read(path)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters() } ?? ""
+            close(descriptor)
+            if error == EWOULDBLOCK {
+                throw DaemonLockError(path: path, reason: "is held by another switchboardd\(holder.isEmpty ? "" : " (pid \(holder))") serving this state directory; stop it first (systemctl stop switchboardd), or give this one its own --state-dir and --socket")
+            }
+            throw DaemonLockError(path: path, reason: "cannot be locked: \(String(cString: strerror(error)))")
+        }
+        _ = ftruncate(descriptor, 0)
+        _ = writeAll(Array("\(getpid())\n".utf8), to: descriptor)
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// The state directory is another daemon's, or its lock file cannot be used.
+struct DaemonLockError: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+    var description: String { "\(path) \(reason)" }
+}

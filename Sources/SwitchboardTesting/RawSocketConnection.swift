@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SwitchboardSupport
+
+/// A test's own connection to the daemon's socket, held open as long as the test likes: to send
+/// any bytes at all and read what comes back, as a misbehaving or hostile client would.
+public final class RawSocketConnection: Sendable {
+    public let descriptor: Int32
+
+    /// Connects to the socket at `path`; nil if it cannot.
+    public init?(path: String) {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0, let address = UnixSocketAddress(path: path),
+              address.withSocketAddress({ connect(descriptor, $0, $1) }) == 0 else {
+            if descriptor >= 0 { close(descriptor) }
+            return nil
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes all of `text`; false if the connection closed.
+    @discardableResult
+    public func send(_ text: String) -> Bool { writeAll(Array(text.utf8), to: descriptor) == nil }
+
+    /// The next line the daemon sends, or nil at end of file or after `timeout`.
+    public func readLine(timeout: Duration = .seconds(10)) -> String? {
+        var line: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        var byte: UInt8 = 0
+        while ContinuousClock.now < deadline {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let remaining = Int32(max(1, ContinuousClock.now.duration(to: deadline).components.seconds * 1000 + 1))
+            guard poll(&ready, 1, min(remaining, 1000)) >= 0 || errno == EINTR else { return nil }
+            guard ready.revents != 0 else { continue }
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
+}
