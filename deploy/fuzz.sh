@@ -9,10 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-${FUZZ_SECONDS:-60}}
+source deploy/lib/packages.sh
+ensure_packages "$(libstdcxx_dev_package)"
 
+# The linker: lld with swift.org's toolchains. Debian's swiftlang (Trixie; in /usr/libexec/swift)
+# links libFuzzer only with its default linker: its lld rejects libFuzzer's own C++ library
+# ("relocation refers to a symbol in a discarded section").
+linker=(-Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
+[[ $(readlink -f "$(command -v swift)") != /usr/libexec/swift/* ]] || linker=()
 swift build --product switchboard-fuzz --scratch-path .build-fuzz \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSWITCHBOARD_FUZZING \
-    -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSWITCHBOARD_FUZZING "${linker[@]}"
 fuzzer=$(swift build --scratch-path .build-fuzz --show-bin-path)/switchboard-fuzz
 
 # Seeds: the first byte picks the parser (0 devices.json, 1 command, 2 and 3 device state, 4 socket line).

@@ -35,18 +35,8 @@ if [[ -n $prebuilt ]]; then
 fi
 
 # libgpiod's shared library is libgpiod.so.3 (libgpiod 2.x) from Debian 13 on, libgpiod.so.2
-# (libgpiod 1.6) before; the binaries must be built against the one this release has.
-libgpiod_runtime() {
-    local codename=""
-    [[ -r /etc/os-release ]] && codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-    case $codename in
-        bullseye|bookworm) echo libgpiod2 ;;
-        trixie) echo libgpiod3 ;;
-        *)  # a later release: whichever the archive knows, newest first
-            if apt-cache show libgpiod3 >/dev/null 2>&1; then echo libgpiod3; else echo libgpiod2; fi ;;
-    esac
-}
-runtime_packages=("$(libgpiod_runtime)" libmosquitto1 gpiod)
+# (libgpiod 1.6) before: deploy/lib/packages.sh names the release's packages.
+runtime_packages=("${switchboard_runtime_packages[@]}")
 
 if [[ -n $prebuilt ]]; then
     echo "switchboard: runtime packages (${runtime_packages[*]})"
@@ -54,7 +44,7 @@ if [[ -n $prebuilt ]]; then
     bin=$prebuilt
 else
     echo "switchboard: build and runtime packages"
-    ensure_packages pkg-config libgpiod-dev libmosquitto-dev "${runtime_packages[@]}"
+    ensure_packages "${switchboard_build_packages[@]}" "${runtime_packages[@]}"
     command -v swift >/dev/null || {
         echo "switchboard: no swift on the PATH: install Swift 6 (Debian 13: apt-get install swiftlang; see the README), or give --prebuilt DIR" >&2
         exit 1

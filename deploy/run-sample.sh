@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source deploy/lib/packages.sh
-ensure_packages pkg-config libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients
+ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}" mosquitto mosquitto-clients
 
 swift build --product switchboardd
 swift build --product switchboard

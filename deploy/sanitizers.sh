@@ -9,9 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitizers=("$@")
 ((${#sanitizers[@]})) || sanitizers=(address thread)
+source deploy/lib/stages.sh
 for sanitizer in "${sanitizers[@]}"; do
-    echo "switchboard: the test suite under the ${sanitizer} sanitizer"
+    stage "sanitizer: build with $sanitizer"
     swift build --build-tests --scratch-path ".build-$sanitizer" --sanitize="$sanitizer"
+    stage "sanitizer: suite under $sanitizer"
     bin=$(swift build --scratch-path ".build-$sanitizer" --show-bin-path)
     # Leak checking is off: the Swift runtime's process-lifetime caches read as leaks at exit.
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

@@ -1,22 +1,49 @@
 #!/usr/bin/env bash
 # Sets up and runs every Switchboard test on Debian or Raspberry Pi OS with the Swift toolchain:
 # installs the system packages the build and the tests need, builds with warnings as errors,
-# runs the whole suite, then the hardware-in-the-loop stage (the kernel GPIO tests in a qemu VM
-# with gpio-sim; see deploy/hil/test.sh), the parsers under libFuzzer for a bounded time
+# runs the whole suite, then the same suite in the Debian 13 (Trixie) userland with Debian's Swift,
+# libgpiod 2.x and mosquitto 2.0.21 (deploy/debian13/test.sh; skipped on Debian 13 itself), the
+# hardware-in-the-loop stage (the kernel GPIO tests in a qemu VM with gpio-sim, with both
+# libgpiods; see deploy/hil/test.sh), deploy/install.sh and the systemd unit under systemd in that
+# VM (deploy/hil/systemd-test.sh), the parsers under libFuzzer for a bounded time
 # (deploy/fuzz.sh, FUZZ_SECONDS, default 60) and the suite again under AddressSanitizer and
-# ThreadSanitizer (deploy/sanitizers.sh). Arguments go to the first `swift test`.
+# ThreadSanitizer (deploy/sanitizers.sh). Each stage's time is printed as it ends and all of them
+# at the end. Arguments go to the first `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source deploy/lib/packages.sh
-ensure_packages pkg-config libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-jsonschema
+source deploy/lib/stages.sh
 
+stage "packages"
+ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}" mosquitto mosquitto-clients openssl python3 python3-jsonschema
 # devices.schema.json is checked with Python's jsonschema.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
+bash deploy/lib/versions.sh
 
+stage "build (this machine)"
 swift build --build-tests -Xswiftc -warnings-as-errors
+
+stage "suite (this machine)"
+log=$(mktemp)
+stage_temporary_files+=("$log")
 # The kernel GPIO tests need gpio-sim: they run in the VM below, not here.
-swift test --skip-build --skip 'SwitchboardHILTests\.Kernel' "$@"
+swift test --skip-build --skip 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
+tests_ran "$log" ||
+    { echo "switchboard: no tests ran" >&2; exit 1; }
+stage_end
+
+bash deploy/debian13/test.sh
 bash deploy/hil/test.sh
+
+# install.sh and the systemd unit, for real: Debian 13 booted with systemd in the VM, a gpio-sim
+# chip as a Pi 5 header (the systemd kernel and the release build are cached after the first run).
+stage "systemd: install.sh and the unit in the VM"
+bash deploy/hil/systemd-test.sh
+stage_end
+
+stage "fuzzing"
 bash deploy/fuzz.sh "${FUZZ_SECONDS:-60}"
+stage_end
+
 bash deploy/sanitizers.sh

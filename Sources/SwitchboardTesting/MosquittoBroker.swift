@@ -13,15 +13,21 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// With `tls`, the listener speaks TLS with a certificate for 127.0.0.1 signed by a fresh CA
     /// whose certificate is ``caFile``. With `persistence`, the broker keeps sessions, their
     /// queued messages and retained messages in its folder across restarts (saved every second
-    /// and when stopped).
-    public init(users: [String: String] = [:], tls: Bool = false, persistence: Bool = false) throws {
+    /// and when stopped). With `aclFile`, a copy of that mosquitto ACL decides who may read and
+    /// write which topics.
+    ///
+    /// The broker runs as the user running the tests, so that it reads its own files with any
+    /// mosquitto 2.0: started as root, mosquitto switches to its `user` (default `mosquitto`)
+    /// before it reads the password and ACL files (2.0.21 on Debian 13 then fails with
+    /// "Unable to open pwfile"), so as root the configuration says `user root`. Those files are
+    /// mode 0600, which 2.0.21 asks for.
+    public init(users: [String: String] = [:], tls: Bool = false, persistence: Bool = false, aclFile: String? = nil) throws {
         port = try Self.freePort()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = "listener \(port) 127.0.0.1\nset_tcp_nodelay true\n"
+        if geteuid() == 0 { configuration += "user root\n" }
         if persistence {
-            // mosquitto started as root writes its database as its own user.
-            chmod(directory, 0o777)
             configuration += "persistence true\npersistence_location \(directory)/\nautosave_interval 1\n"
         } else {
             configuration += "persistence false\n"
@@ -37,7 +43,15 @@ public final class MosquittoBroker: @unchecked Sendable {
                 let created = ChildProcess.run("/usr/bin/mosquitto_passwd", ["-b"] + (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + [directory + "/passwd", user, password])
                 guard created.status == 0 else { throw HarnessError("mosquitto_passwd failed: \(created.stderr)") }
             }
+            // mosquitto_passwd 2.0.11 makes the file world-readable, 2.0.21 makes it 0600.
+            chmod(directory + "/passwd", 0o600)
             configuration += "allow_anonymous false\npassword_file \(directory)/passwd\n"
+        }
+        if let aclFile {
+            let acl = try String(contentsOfFile: aclFile, encoding: .utf8)
+            try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
+            chmod(directory + "/acl", 0o600)
+            configuration += "acl_file \(directory)/acl\n"
         }
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try start()
@@ -52,10 +66,11 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func start() throws {
         process = try ChildProcess(Self.executable, ["-c", directory + "/mosquitto.conf"], logPath: directory + "/mosquitto.log")
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline, process?.isRunning == true {
             if Self.accepts(port: port) { return }
             Thread.sleep(forTimeInterval: 0.02)
         }
+        if Self.accepts(port: port) { return }
         let log = (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
         throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)\(process?.isRunning == false ? " (it exited)" : ""); its log:\n\(log)")
     }
@@ -92,9 +107,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             let result = ChildProcess.run("/usr/bin/openssl", step)
             guard result.status == 0 else { throw HarnessError("openssl \(step[0]) failed: \(result.stderr)") }
         }
-        // mosquitto started as root reads them after dropping to its own user.
-        for file in ["ca.crt", "server.crt", "server.key"] { chmod("\(directory)/\(file)", 0o644) }
-        chmod(directory, 0o755)
+        chmod("\(directory)/server.key", 0o600)
     }
 
     static var executable: String {

@@ -1,5 +1,5 @@
 # Installs the given Debian packages with apt when any is missing (through sudo unless root).
-# Sourced by deploy/test.sh and deploy/run-sample.sh.
+# Sourced by deploy/test.sh, deploy/run-sample.sh, deploy/install.sh and the HIL and Debian 13 scripts.
 ensure_packages() {
     local missing=() package
     for package in "$@"; do
@@ -10,4 +10,34 @@ ensure_packages() {
     local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# The libgpiod runtime library's package, which is named after its soname: `libgpiod2` (libgpiod
+# 1.6) on Debian 12 / Raspberry Pi OS Bookworm, `libgpiod3` (libgpiod 2.x) on Debian 13 / Raspberry
+# Pi OS Trixie. The development package is `libgpiod-dev` on both, the tools `gpiod`.
+libgpiod_runtime_package() {
+    case $(. /etc/os-release && echo "${VERSION_CODENAME:-}") in
+        bullseye | bookworm) echo libgpiod2 ;;
+        trixie) echo libgpiod3 ;;
+        *) # Another release: whichever apt offers, the newer first.
+            local package
+            for package in libgpiod3 libgpiod2; do
+                if apt-cache policy "$package" 2>/dev/null | grep -q 'Candidate: [0-9]'; then echo "$package"; return; fi
+            done
+            echo libgpiod3 ;;
+    esac
+}
+
+# What building Switchboard needs, and what running it needs (the libraries and the broker's client
+# tools; the daemon also works without a local broker).
+switchboard_build_packages=(pkg-config libgpiod-dev libmosquitto-dev)
+switchboard_runtime_packages=("$(libgpiod_runtime_package)" libmosquitto1 gpiod)
+
+# The C++ standard library's development files for the system's gcc (libstdc++-12-dev on Bookworm,
+# libstdc++-14-dev on Trixie): libFuzzer links against libstdc++. swift.org's toolchain lists it
+# among its dependencies; Debian's swiftlang does not pull it in.
+libstdcxx_dev_package() {
+    local version
+    version=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+    if [[ -n $version ]]; then echo "libstdc++-$version-dev"; else echo g++; fi
 }

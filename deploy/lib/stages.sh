@@ -1,0 +1,52 @@
+# Times the stages of a test script; sourced by deploy/test.sh and the scripts it runs.
+# `stage NAME` ends the running stage (printing its time) and starts the next; `stage_end` ends it.
+# At exit, even a failing one, the outermost script prints every stage's time, its own and those of
+# the scripts it ran (they append to the file named by SWITCHBOARD_STAGE_TIMES), with the total, and
+# marks the stage that failed. Files in `stage_temporary_files` are removed at exit.
+stage_name=""
+stage_started=$SECONDS
+stage_temporary_files=()
+if [[ -z ${SWITCHBOARD_STAGE_TIMES:-} ]]; then
+    SWITCHBOARD_STAGE_TIMES=$(mktemp)
+    export SWITCHBOARD_STAGE_TIMES
+    stage_owner=1
+else
+    stage_owner=0
+fi
+
+stage() {
+    stage_end
+    stage_name=$1
+    stage_started=$SECONDS
+    echo "switchboard: ━━ $1"
+}
+
+stage_end() {
+    [[ -n $stage_name ]] || return 0
+    local line
+    line=$(printf '%-52s %5d s%s' "$stage_name" $((SECONDS - stage_started)) "${1:-}")
+    echo "switchboard: ━━ $line"
+    echo "$line" >>"$SWITCHBOARD_STAGE_TIMES"
+    stage_name=""
+}
+
+stages_report() {
+    local status=$?
+    if ((status)); then stage_end "  FAILED (exit $status)"; else stage_end; fi
+    ((${#stage_temporary_files[@]})) && rm -f "${stage_temporary_files[@]}"
+    if ((stage_owner)); then
+        echo "switchboard: stage times"
+        sed 's/^/  /' "$SWITCHBOARD_STAGE_TIMES"
+        printf '  %-52s %5d s\n' "total" "$SECONDS"
+        rm -f "$SWITCHBOARD_STAGE_TIMES"
+    fi
+    exit "$status"
+}
+trap stages_report EXIT
+
+# Whether a Swift Testing run's output (a file) says that at least one test ran and all passed:
+# "Test run with 129 tests in 33 suites passed" (Swift 6.1 and later) or "Test run with 129 tests
+# passed" (6.0). A filter or a build that left every test out would otherwise pass.
+tests_ran() {
+    grep -Eq 'Test run with [1-9][0-9]* tests? (in [0-9]+ suites? )?passed' "$1"
+}
