@@ -1,3 +1,4 @@
+import ControlKit
 import Foundation
 import SwitchboardMQTT
 
@@ -58,6 +59,11 @@ public final class MQTTObserver: Sendable {
 }
 
 extension MQTTMessage {
+    /// The control presentation a `<base>/controls/<id>` message carries, if it is one.
+    public var presentation: ControlPresentation? {
+        try? JSONDecoder().decode(ControlPresentation.self, from: Data(payload))
+    }
+
     /// The numeric `"transaction"` of a command result (`{"outcome":…,"transaction":42,…}`).
     public var transactionNumber: Int? {
         guard let text, let range = text.range(of: #""transaction":"#) else { return nil }

@@ -16,9 +16,6 @@ struct MQTTEndToEndTests {
             .replacingOccurrences(of: #""timeout": "5s""#, with: #""timeout": "\#(timeout)""#)
     }
 
-    func presentation(_ message: MQTTMessage?) -> ControlPresentation? {
-        message.flatMap { try? JSONDecoder().decode(ControlPresentation.self, from: Data($0.payload)) }
-    }
 
     @Test func commandRoundTripWithTransactionResult() async throws {
         let broker = try MosquittoBroker()
@@ -27,12 +24,12 @@ struct MQTTEndToEndTests {
         try daemon.start()
         let online = await observer.waitFor("\(Self.base)/status") { $0.text == "online" }
         #expect(online?.retain == false || online?.retain == true)
-        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch"))?.value == false)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch")?.presentation?.value == false)
 
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 42}"#)
         let result = await observer.waitFor("\(Self.base)/controls/porch/result")
         #expect(result?.text == #"{"outcome":"performed","transaction":42,"valueText":"On"}"#)
-        let on = presentation(await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":true"#) == true })
+        let on = (await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":true"#) == true })?.presentation
         #expect(on?.valueText == "On" && on?.actionHint == "Hold to Turn Off Porch Light")
         #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
 
@@ -67,9 +64,9 @@ struct MQTTEndToEndTests {
         try broker.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
-        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch"))?.value == true)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch")?.presentation?.value == true)
         observer.publish("\(Self.base)/controls/porch/set", "OFF")
-        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":false"#) == true })?.valueText == "Off")
+        #expect((await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":false"#) == true })?.presentation?.valueText == "Off")
         #expect(daemon.log.contains("mqtt: disconnected"))
     }
 
@@ -78,10 +75,10 @@ struct MQTTEndToEndTests {
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, timeout: "2s"))
         try daemon.start()
-        #expect(presentation(await observer.waitFor("\(Self.base)/controls/kitchen"))?.stale == true)
+        #expect(await observer.waitFor("\(Self.base)/controls/kitchen")?.presentation?.stale == true)
 
         observer.publish("zigbee2mqtt/kitchen_light", #"{"state":"ON","brightness":254}"#)
-        let pushed = presentation(await observer.waitFor("\(Self.base)/controls/kitchen") { $0.text?.contains(#""value":true"#) == true })
+        let pushed = (await observer.waitFor("\(Self.base)/controls/kitchen") { $0.text?.contains(#""value":true"#) == true })?.presentation
         #expect(pushed?.stale == false && pushed?.title == "Kitchen Light")
 
         // Nobody answers on the state topic: the command fails after the device's timeout.
@@ -120,7 +117,7 @@ struct MQTTEndToEndTests {
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try daemon.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/porch")
-        #expect(presentation(await observer.waitFor("\(Self.base)/controls/porch"))?.value == false)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch")?.presentation?.value == false)
         #expect(daemon.waitUntil { daemon.log.contains("a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(Self.base)/controls/porch/set") })
         #expect(daemon.cli(["status"]).stdout.contains("output porch: off"))
     }

@@ -12,9 +12,6 @@ import Testing
 struct MQTTReloadTests {
     static let base = MQTTEndToEndTests.base
 
-    func presentation(_ message: MQTTMessage?) -> ControlPresentation? {
-        message.flatMap { try? JSONDecoder().decode(ControlPresentation.self, from: Data($0.payload)) }
-    }
 
     @Test func reloadWithUnchangedBrokerSettingsKeepsTheConnection() async throws {
         let broker = try MosquittoBroker()
@@ -23,12 +20,12 @@ struct MQTTReloadTests {
         try daemon.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
-        #expect(presentation(await observer.waitFor("\(Self.base)/controls/fan"))?.title == "Attic Fan")
+        #expect(await observer.waitFor("\(Self.base)/controls/fan")?.presentation?.title == "Attic Fan")
 
         observer.clear()
         try daemon.writeConfiguration(sample.replacingOccurrences(of: #""title": "Attic Fan""#, with: #""title": "Loft Fan""#))
         daemon.signal(SIGHUP)
-        #expect(presentation(await observer.waitFor("\(Self.base)/controls/fan") { $0.text?.contains("Loft Fan") == true })?.title == "Loft Fan")
+        #expect((await observer.waitFor("\(Self.base)/controls/fan") { $0.text?.contains("Loft Fan") == true })?.presentation?.title == "Loft Fan")
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 5}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":5,"valueText":"On"}"#)
         #expect(!observer.messages.contains { $0.topic == "\(Self.base)/status" }, "the node never went offline: \(observer.messages.filter { $0.topic.hasSuffix("/status") }.compactMap(\.text))")
