@@ -24,13 +24,19 @@ import Testing
         #expect(speech.executable == speaker)
 
         func spoken() -> String { (try? String(contentsOfFile: record, encoding: .utf8)) ?? "" }
-        func waitUntilSpoken(_ text: String) async -> Bool {
-            let deadline = ContinuousClock.now + .seconds(10)
+        func waitUntilSpoken(_ text: String, within limit: Duration = .seconds(10)) async -> Bool {
+            let deadline = ContinuousClock.now + limit
             while !spoken().contains(text), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
             return spoken().contains(text)
         }
-        speech.speak("Hold to Turn On Porch Light")
-        #expect(await waitUntilSpoken("speaking: Hold"))
+        // A script just written can fail to start for a moment (ETXTBSY while a process that other
+        // tests are spawning still holds a copy of its descriptor): ask again until it speaks.
+        var started = false
+        for _ in 0..<5 where !started {
+            speech.speak("Hold to Turn On Porch Light")
+            started = await waitUntilSpoken("speaking: Hold", within: .seconds(2))
+        }
+        #expect(started)
         speech.speak("Porch Light: On")
         #expect(await waitUntilSpoken("finished: Porch Light: On"))
         #expect(spoken() == """

@@ -61,6 +61,9 @@ public final class SwitchboardDaemon: Sendable {
 
     /// Runs until SIGTERM or SIGINT; returns the process's exit status.
     public func run() async -> Int32 {
+        // A client or a pipe that goes away while being written to is an error to handle
+        // (EPIPE), never a signal that ends the daemon.
+        signal(SIGPIPE, SIG_IGN)
         let signals = UnixSignals([SIGTERM, SIGINT, SIGHUP])
         let stateFile = StateFile(directory: options.stateDirectory)
         let runtime: NodeRuntime
