@@ -173,6 +173,22 @@ struct MQTTCommandPathTests {
         #expect(daemon.log.components(separatedBy: "mqtt: ignored 1 more malformed message (not logged one by one)").count == 2)
     }
 
+    @Test func aControlCharacterInAPayloadIsRefusedAndTheDaemonGoesOn() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        observer.connection.publish(MQTTMessage(topic: "\(Self.base)/controls/porch/set", payload: Array("{\"\u{0}a\":1}".utf8), qos: 1))
+        observer.connection.publish(MQTTMessage(topic: "zigbee2mqtt/kitchen_light", payload: Array("{\"state\u{1}\":\"ON\"}".utf8), qos: 1))
+        let socket = try #require(RawSocketConnection(path: daemon.socketPath))
+        socket.send("{\"op\":\"status\u{0}\"}\n")
+        #expect(socket.readLine()?.contains(#""code":"badCommand""#) == true)
+        observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 3}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":3,"valueText":"On"}"#)
+        #expect(daemon.log.contains("mqtt: ignored a message on \(Self.base)/controls/porch/set: "))
+    }
+
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")

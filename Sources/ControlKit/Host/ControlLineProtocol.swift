@@ -3,13 +3,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SwitchboardSupport
 
 /// Encodes and decodes the line protocol: one JSON object per line.
 public enum ControlLineProtocol {
     /// Decodes a command line, or gives the reply that says why it is not one.
     public static func decodeCommand(_ line: Substring) -> Result<ControlCommand, ControlReplyError> {
         do {
-            return .success(try JSONDecoder().decode(ControlCommand.self, from: Data(line.utf8)))
+            return .success(try CheckedJSON.decode(ControlCommand.self, from: Data(line.utf8)))
         } catch {
             let ops = ControlCommand.Operation.allCases.map(\.rawValue).joined(separator: ", ")
             return .failure(ControlReplyError(reply: .failure(

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SwitchboardSupport
 
 /// Any JSON value, kept as it was written so that validation can report every problem with its path.
 public enum JSONValue: Sendable, Hashable, Codable {
@@ -88,7 +89,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     /// Parses JSON text.
     public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+        try CheckedJSON.decode(JSONValue.self, from: data)
     }
 
     /// What a value is, as a message names it: "a string", "an object".

@@ -45,7 +45,7 @@ struct SocketSession {
     /// Presses a simulated Action button for the hold time and returns what it announced, up to
     /// its outcome (performed, cancelled, refused or failed).
     private func pressButton(_ line: Substring, runtime: NodeRuntime) async -> SocketReply {
-        guard let command = try? JSONDecoder().decode(ButtonCommand.self, from: Data(line.utf8)) else {
+        guard let command = try? CheckedJSON.decode(ButtonCommand.self, from: Data(line.utf8)) else {
             return .failure(code: "badCommand", message: "button needs \"id\" and \"hold\" (a duration such as \"1s\")")
         }
         guard let button = runtime.actionButtons[command.id] else {
@@ -88,7 +88,7 @@ struct SocketSession {
 
     private func handle(_ line: Substring) async -> SocketReply {
         guard let runtime = daemon.runtime else { return .failure(code: "unavailable", message: "switchboardd is reloading; try again") }
-        switch (try? JSONDecoder().decode(OperationName.self, from: Data(line.utf8)))?.op {
+        switch (try? CheckedJSON.decode(OperationName.self, from: Data(line.utf8)))?.op {
         case "devices":
             var reply = SocketReply(ControlReply())
             reply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }

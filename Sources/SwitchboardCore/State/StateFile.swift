@@ -83,7 +83,7 @@ public final class StateFile: Sendable {
         var state = PersistedState()
         if let data = FileManager.default.contents(atPath: path) {
             do {
-                state = try JSONDecoder().decode(PersistedState.self, from: data)
+                state = try CheckedJSON.decode(PersistedState.self, from: data)
             } catch {
                 let what = data.isEmpty ? "is empty" : "is not a Switchboard state file (\(error))"
                 throw StateFileError(path: path, reason: what)
