@@ -21,9 +21,25 @@ public final class RawSocketConnection: Sendable {
 
     deinit { close(descriptor) }
 
-    /// Writes all of `text`; false if the connection closed.
+    /// Writes all of `text` with `send(2)` and `MSG_NOSIGNAL`; false if the connection closed.
+    /// A closed connection must not raise SIGPIPE: it would end the whole test process (the test
+    /// library of Swift 6.0, Debian 13's, leaves SIGPIPE at its default).
     @discardableResult
-    public func send(_ text: String) -> Bool { writeAll(Array(text.utf8), to: descriptor) == nil }
+    public func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
 
     /// The next line the daemon sends, or nil at end of file or after `timeout`.
     public func readLine(timeout: Duration = .seconds(10)) -> String? {
