@@ -66,11 +66,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func start() throws {
         process = try ChildProcess(Self.executable, ["-c", directory + "/mosquitto.conf"], logPath: directory + "/mosquitto.log")
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, process?.isRunning == true {
+        while ContinuousClock.now < deadline {
             if Self.accepts(port: port) { return }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        if Self.accepts(port: port) { return }
         let log = (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
         throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)\(process?.isRunning == false ? " (it exited)" : ""); its log:\n\(log)")
     }
