@@ -18,8 +18,27 @@ enum Libgpiod {
     /// `sb_gpio_kernel_debounce`: whether requests can ask the kernel to debounce edges.
     static var kernelDebounce: Bool { sb_gpio_kernel_debounce() != 0 }
 
-    /// `sb_gpio_chip_open`: the chip at a path.
+    /// `sb_gpio_chip_open`: the chip at a path; a missing chip's error lists the chips there are.
     static func openChip(path: String) throws -> OpaquePointer {
+        do {
+            return try open(path)
+        } catch let error as GPIOError where error.code == .chipNotFound {
+            var failure = error
+            failure.availableChips = LibgpiodChip.availableChips().map(\.description)
+            throw failure
+        }
+    }
+
+    /// The name, label and line count of the chip at a path, opened and closed again. Its error
+    /// lists no other chips: the scan of /dev uses it.
+    static func chipInfo(atPath path: String) throws -> GPIOChipInfo {
+        let chip = try open(path)
+        defer { closeChip(chip) }
+        return info(of: chip, path: path)
+    }
+
+    /// `sb_gpio_chip_open`, with its failure as a ``GPIOError``.
+    private static func open(_ path: String) throws -> OpaquePointer {
         if let chip = sb_gpio_chip_open(path) { return chip }
         let error = Glibc.errno
         if error == EACCES || error == EPERM {
@@ -28,9 +47,7 @@ enum Libgpiod {
             failure.errno = error
             throw failure
         }
-        var failure = GPIOError(.chipNotFound, chip: path)
-        failure.availableChips = availableChips().map(\.description)
-        throw failure
+        throw GPIOError(.chipNotFound, chip: path)
     }
 
     /// `sb_gpio_chip_close`.
@@ -45,19 +62,6 @@ enum Libgpiod {
         return GPIOChipInfo(name: name, label: label, path: path, lineCount: Int(info.num_lines))
     }
 
-    /// Every GPIO chip under /dev (`gpiochip0` … `gpiochip15` and beyond), each opened with
-    /// `sb_gpio_chip_open` to read its label; a chip reached by two names (a symlink) counts once.
-    static func availableChips() -> [GPIOChipInfo] {
-        var seen = Set<UInt64>()
-        let paths = SystemFiles.names(in: "/dev").filter { $0.hasPrefix("gpiochip") }.map { "/dev/" + $0 }
-        return paths.sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }.compactMap { path in
-            var status = stat()
-            guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFCHR, seen.insert(UInt64(status.st_rdev)).inserted else { return nil }
-            guard let chip = sb_gpio_chip_open(path) else { return nil }
-            defer { sb_gpio_chip_close(chip) }
-            return info(of: chip, path: path)
-        }
-    }
 
     /// `sb_gpio_chip_find_line`: the offset of a named line, or nil.
     static func offset(ofLineNamed name: String, in chip: OpaquePointer) -> Int? {

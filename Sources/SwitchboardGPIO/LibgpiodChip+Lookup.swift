@@ -17,7 +17,7 @@ extension LibgpiodChip {
             guard let number = try? SystemFiles.characterDeviceNumber(at: path) else { continue }
             if chips[number] == nil {
                 do {
-                    chips[number] = try LibgpiodChip(path: path).info
+                    chips[number] = try Libgpiod.chipInfo(atPath: path)
                 } catch {
                     failures.append(error as? GPIOError ?? GPIOError(.ioFailed, chip: path))
                     chips[number] = .some(nil)
@@ -39,7 +39,7 @@ extension LibgpiodChip {
         if descriptor.hasPrefix("/"), !files.contains(where: { $0.path == descriptor }),
            let number = try? SystemFiles.characterDeviceNumber(at: descriptor) {
             do {
-                files.append(GPIOChipLocator.DeviceFile(path: descriptor, deviceNumber: number, info: try LibgpiodChip(path: descriptor).info))
+                files.append(GPIOChipLocator.DeviceFile(path: descriptor, deviceNumber: number, info: try Libgpiod.chipInfo(atPath: descriptor)))
             } catch {
                 // Not a GPIO chip: the locator says it was not found, listing the chips there are.
                 failures.append(error as? GPIOError ?? GPIOError(.ioFailed, chip: descriptor))

@@ -37,8 +37,12 @@ public final class LibgpiodChip: GPIOChip {
         return .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
     }
 
-    /// The chips on this machine: every `/dev/gpiochip*`, each chip once.
-    public static func availableChips() -> [GPIOChipInfo] { Libgpiod.availableChips() }
+    /// The chips on this machine: every `/dev/gpiochip*` (``scanDeviceFiles(in:)``), each chip
+    /// once however many files lead to it.
+    public static func availableChips() -> [GPIOChipInfo] {
+        var seen = Set<UInt64>()
+        return scanDeviceFiles().files.filter { seen.insert($0.deviceNumber).inserted }.map(\.info)
+    }
 
     public func offset(of line: GPIOLineSelector) throws -> Int {
         switch line {
