@@ -2,14 +2,11 @@
 #include <gpiod.h>
 #ifdef GPIOD_BIT
 #include "switchboard_gpiod.h"
+#include "adapter_chip.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct sb_gpio_chip {
-    struct gpiod_chip *chip;
-};
 
 struct sb_gpio_line {
     struct gpiod_line *line; /* owned by the chip; requested by us until released */
@@ -19,25 +16,6 @@ struct sb_gpio_line {
 int sb_gpio_api_major(void) { return 1; }
 const char *sb_gpio_api_version(void) { return gpiod_version_string(); }
 int sb_gpio_kernel_debounce(void) { return 0; }
-
-sb_gpio_chip *sb_gpio_chip_open(const char *path) {
-    struct gpiod_chip *chip = gpiod_chip_open(path);
-    if (!chip) return NULL;
-    sb_gpio_chip *wrapper = calloc(1, sizeof(*wrapper));
-    if (!wrapper) {
-        gpiod_chip_close(chip);
-        errno = ENOMEM;
-        return NULL;
-    }
-    wrapper->chip = chip;
-    return wrapper;
-}
-
-void sb_gpio_chip_close(sb_gpio_chip *chip) {
-    if (!chip) return;
-    gpiod_chip_close(chip->chip);
-    free(chip);
-}
 
 int sb_gpio_chip_get_info(sb_gpio_chip *chip, struct sb_gpio_chip_info *info) {
     memset(info, 0, sizeof(*info));

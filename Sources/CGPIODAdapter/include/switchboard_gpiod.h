@@ -4,8 +4,9 @@
  * Switchboard's GPIO adapter: one small C interface over libgpiod, compiled against whichever
  * <gpiod.h> the machine has. libgpiod 1.x (Debian 12, Raspberry Pi OS Bookworm, Ubuntu 24.04) is
  * implemented in adapter_v1.c, libgpiod 2.x (Debian 13, Raspberry Pi OS Trixie) in adapter_v2.c;
- * only the one that matches the header compiles to anything. These two files hold every libgpiod
- * call Switchboard makes; no libgpiod type crosses this interface.
+ * only the one that matches the header compiles to anything; adapter_chip.c opens and closes a
+ * chip, which both do alike. These files hold every libgpiod call Switchboard makes; no libgpiod
+ * type crosses this interface.
  *
  * Failures return NULL or -1 with errno set, as libgpiod does.
  */
