@@ -6,6 +6,11 @@ public struct ControlCommand: Sendable, Codable, Hashable {
     /// What to do.
     public enum Operation: String, Sendable, Codable, CaseIterable {
         case gallery, center, place, configure, remove, perform, reload, lock, unlock, status, parameters
+        /// A control extension renders a kind for a configuration (daemon to extension only).
+        case snapshot
+        /// A control extension performs a kind's action for a configuration; the daemon has
+        /// already allowed it (daemon to extension only).
+        case act
     }
 
     public var op: Operation
@@ -22,10 +27,18 @@ public struct ControlCommand: Sendable, Codable, Hashable {
     public var request: String?
     /// Whether the sender is authenticated (only a trusted parent sets this; see ``ControlCommandHandler``).
     public var authenticated: Bool?
+    /// A number the reply carries back, so that a daemon may have many commands in flight to one
+    /// extension; commands without one are answered in order.
+    public var call: Int?
+    /// For `snapshot`: render the preview value instead of the current one.
+    public var preview: Bool?
+    /// For `act`: a toggle's new state (absent for a button).
+    public var value: Bool?
 
     public init(
         _ op: Operation, id: String? = nil, kind: String? = nil, space: ControlSpace? = nil, size: ControlSize? = nil,
-        configuration: [String: String]? = nil, request: String? = nil, authenticated: Bool? = nil
+        configuration: [String: String]? = nil, request: String? = nil, authenticated: Bool? = nil,
+        call: Int? = nil, preview: Bool? = nil, value: Bool? = nil
     ) {
         self.op = op
         self.id = id
@@ -35,6 +48,9 @@ public struct ControlCommand: Sendable, Codable, Hashable {
         self.configuration = configuration
         self.request = request
         self.authenticated = authenticated
+        self.call = call
+        self.preview = preview
+        self.value = value
     }
 }
 
@@ -47,7 +63,11 @@ public struct ControlReply: Sendable, Codable, Hashable {
     }
 
     public var ok: Bool
+    /// The command's ``ControlCommand/call``, if it had one.
+    public var call: Int?
     public var error: Failure?
+    /// For `snapshot`: the rendered template.
+    public var snapshot: ControlSnapshot?
     public var presentation: ControlPresentation?
     public var presentations: [ControlPresentation]?
     public var gallery: [ControlGalleryItem]?

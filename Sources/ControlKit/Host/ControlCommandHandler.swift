@@ -17,13 +17,18 @@ public struct ControlCommandHandler: Sendable {
 
     /// Carries out a command; errors become failed replies.
     public func handle(_ command: ControlCommand) async -> ControlReply {
+        var reply: ControlReply
         do {
-            return try await carryOut(command)
+            reply = try await carryOut(command)
         } catch let error as ControlError {
-            return .failure(code: error.code.rawValue, message: error.description)
+            reply = .failure(code: error.code.rawValue, message: error.description)
+        } catch let error as DeviceError {
+            reply = .failure(code: error.code.rawValue, message: error.description)
         } catch {
-            return .failure(code: "failed", message: String(describing: error))
+            reply = .failure(code: "failed", message: String(describing: error))
         }
+        reply.call = command.call
+        return reply
     }
 
     private func carryOut(_ command: ControlCommand) async throws -> ControlReply {
@@ -60,6 +65,24 @@ public struct ControlCommandHandler: Sendable {
             reply.locked = command.op == .lock
         case .parameters:
             reply.parameters = try await center.parameters(ofKind: try required(command.kind, "kind", for: command.op))
+        case .snapshot, .act:
+            // Only a daemon hosting this process as its extension renders and performs by kind:
+            // it has placed the control and decided the lock and authentication already.
+            guard trustsAuthenticatedFlag else {
+                throw ControlError(.wrongRequest, detail: "\"\(command.op.rawValue)\" is for control extensions hosted by switchboardd")
+            }
+            let kind = try required(command.kind, "kind", for: command.op)
+            guard let definition = await center.definition(ofKind: kind) else {
+                throw ControlError(.unknownKind, kind: kind, detail: "this extension has no such control")
+            }
+            let configuration = command.configuration ?? [:]
+            if command.op == .snapshot {
+                let snapshot = try await definition.render(command.preview == true ? .preview : .current, configuration: configuration)
+                reply.snapshot = ControlSnapshot(snapshot)
+            } else {
+                let result = try await definition.act(configuration: configuration, newValue: command.value)
+                reply.dialog = (result as? IntentResultValue)?.dialog?.text
+            }
         }
         return reply
     }

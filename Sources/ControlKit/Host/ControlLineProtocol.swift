@@ -34,6 +34,18 @@ public enum ControlLineProtocol {
         public var presentation: ControlPresentation?
         public var id: String?
         public var locked: Bool?
+        /// For `reload`: the kind whose controls asked to reload (absent: all of them).
+        public var kind: String?
+
+        /// A control extension's `ControlCenter.reloadControls(ofKind:)` (or `reloadAllControls()`,
+        /// with no kind), sent on to its daemon.
+        public static func reload(kind: String?) -> Event {
+            var event = Event(.locked(false))
+            event.event = "reload"
+            event.locked = nil
+            event.kind = kind
+            return event
+        }
 
         public init(_ change: ControlChange) {
             switch change {
@@ -42,6 +54,44 @@ public enum ControlLineProtocol {
             case .locked(let locked): event = "locked"; self.locked = locked
             }
         }
+    }
+}
+
+extension ControlLineProtocol {
+    /// What a line of the line protocol is, by the key that marks it.
+    public enum LineKind: Sendable, Equatable {
+        /// A ``DeviceAnswer`` (`answer`), daemon to extension.
+        case deviceAnswer
+        /// A ``DeviceRequest`` (`device`), extension to daemon.
+        case deviceRequest
+        /// An ``Event`` (`event`).
+        case event
+        /// A ``ControlReply`` (`ok`).
+        case reply
+        /// A ``ControlCommand`` (`op`), or anything else.
+        case command
+    }
+
+    private struct Marks: Decodable {
+        var answer: Int?
+        var device: String?
+        var event: String?
+        var ok: Bool?
+    }
+
+    /// What a line is; lines that are not JSON objects count as commands (and fail as such).
+    public static func kind(of line: Substring) -> LineKind {
+        guard let marks = try? CheckedJSON.decode(Marks.self, from: Data(line.utf8)) else { return .command }
+        if marks.answer != nil { return .deviceAnswer }
+        if marks.device != nil { return .deviceRequest }
+        if marks.event != nil { return .event }
+        if marks.ok != nil { return .reply }
+        return .command
+    }
+
+    /// Decodes one line as `T`; nil if it is not one.
+    public static func decode<T: Decodable>(_ type: T.Type, from line: Substring) -> T? {
+        try? CheckedJSON.decode(type, from: Data(line.utf8))
     }
 }
 

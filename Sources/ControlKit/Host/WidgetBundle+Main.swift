@@ -10,9 +10,12 @@ extension WidgetBundle {
     ///
     /// The bundle's controls are registered with `ControlCenter.shared`, and the process serves
     /// the line protocol on standard input and output: one ``ControlCommand`` JSON object per line
-    /// in, one ``ControlReply`` per line out, and an event line for every change. A daemon runs
-    /// control extensions as child processes, as iOS runs widget extensions, so a failing
-    /// extension cannot take the daemon down. The process ends at end of input.
+    /// in, one ``ControlReply`` per line out, and an event line for every change and every
+    /// `reloadControls(ofKind:)`. Device calls (``Relay``, ``Pulse``, ``Input``) go to the daemon
+    /// as ``DeviceRequest`` lines and come back as ``DeviceAnswer``s. A daemon runs control
+    /// extensions as child processes, as iOS runs widget extensions, so a failing extension
+    /// cannot take the daemon down. Commands with a `call` number run concurrently; others are
+    /// answered in order. The process ends at end of input.
     ///
     /// `--gallery` prints the controls gallery as JSON and exits.
     @MainActor
@@ -30,31 +33,46 @@ extension WidgetBundle {
             writeLine(ControlLineProtocol.encodeLine(reply), to: STDOUT_FILENO)
             return
         }
-        let handler = ControlCommandHandler(center: center, trustsAuthenticatedFlag: true)
-        await withDiscardingTaskGroup { group in
-            group.addTask { await center.run() }
-            group.addTask {
-                for await change in center.changes() {
-                    writeLine(ControlLineProtocol.encodeLine(ControlLineProtocol.Event(change)), to: STDOUT_FILENO)
-                }
-            }
-            let limit = 1 << 20
-            for await read in FileDescriptorLines(descriptor: STDIN_FILENO, maximumLineLength: limit) {
-                let reply: ControlReply
-                switch read {
-                case .line(let line) where line.isEmpty:
-                    continue
-                case .line(let line):
-                    switch ControlLineProtocol.decodeCommand(line) {
-                    case .success(let command): reply = await handler.handle(command)
-                    case .failure(let error): reply = error.reply
-                    }
-                case .tooLong:
-                    reply = .failure(code: "lineTooLong", message: "a command line longer than \(limit) bytes was ignored")
-                }
-                writeLine(ControlLineProtocol.encodeLine(reply), to: STDOUT_FILENO)
-            }
-            group.cancelAll()
+        await serveLineProtocol(center: center, input: STDIN_FILENO, output: QueuedLineWriter(descriptor: STDOUT_FILENO, isSocket: false))
+    }
+}
+
+/// Serves a control extension's line protocol until end of input.
+func serveLineProtocol(center: ControlCenter, input: Int32, output: QueuedLineWriter) async {
+    let parent = ParentDeviceService(output: output)
+    DeviceCenter.shared.connect(parent)
+    let handler = ControlCommandHandler(center: center, trustsAuthenticatedFlag: true)
+    let changes = center.changes()
+    let reloads = center.requestedReloads()
+    await withDiscardingTaskGroup { group in
+        group.addTask { await center.run() }
+        group.addTask {
+            for await change in changes { output.send(ControlLineProtocol.encodeLine(ControlLineProtocol.Event(change))) }
         }
+        group.addTask {
+            for await kind in reloads { output.send(ControlLineProtocol.encodeLine(ControlLineProtocol.Event.reload(kind: kind))) }
+        }
+        let limit = 1 << 20
+        for await read in FileDescriptorLines(descriptor: input, maximumLineLength: limit) {
+            switch read {
+            case .line(let line) where line.isEmpty:
+                continue
+            case .line(let line) where ControlLineProtocol.kind(of: line) == .deviceAnswer:
+                if let answer = ControlLineProtocol.decode(DeviceAnswer.self, from: line) { parent.resolve(answer) }
+            case .line(let line):
+                switch ControlLineProtocol.decodeCommand(line) {
+                case .success(let command) where command.call != nil:
+                    group.addTask { output.send(ControlLineProtocol.encodeLine(await handler.handle(command))) }
+                case .success(let command):
+                    await output.write(ControlLineProtocol.encodeLine(await handler.handle(command)))
+                case .failure(let error):
+                    await output.write(ControlLineProtocol.encodeLine(error.reply))
+                }
+            case .tooLong:
+                await output.write(ControlLineProtocol.encodeLine(ControlReply.failure(code: "lineTooLong", message: "a command line longer than \(limit) bytes was ignored")))
+            }
+        }
+        parent.disconnect("the daemon closed this extension's input")
+        group.cancelAll()
     }
 }

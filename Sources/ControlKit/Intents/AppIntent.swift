@@ -45,7 +45,7 @@ public struct IntentDescription: Sendable, Hashable, ExpressibleByStringInterpol
 }
 
 /// When an intent may run. Mirrors AppIntents' `IntentAuthenticationPolicy`.
-public enum IntentAuthenticationPolicy: Sendable, Hashable {
+public enum IntentAuthenticationPolicy: String, Sendable, Hashable, Codable {
     /// Runs whatever the lock state.
     case alwaysAllowed
     /// Runs only while Switchboard is unlocked, or for an authenticated caller (the local CLI).

@@ -32,7 +32,7 @@ extension ControlCenter {
 
         let result: Result<any IntentResult, any Error>
         do {
-            result = .success(try await snapshot.action.perform(newValue: newValue))
+            result = .success(try await DeviceCenter.$controlKind.withValue(kind) { try await snapshot.action.perform(newValue: newValue) })
         } catch {
             result = .failure(error)
         }

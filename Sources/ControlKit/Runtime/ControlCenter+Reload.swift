@@ -3,12 +3,18 @@ extension ControlCenter {
     /// it returns at once, and ``run()`` carries the reload out.
     public nonisolated func reloadControls(ofKind kind: String) {
         jobQueue.yield(.reload(kind: kind))
+        reloadRequests.yield(kind)
     }
 
     /// Asks for every placed control to reload. Mirrors `ControlCenter.reloadAllControls()`.
     public nonisolated func reloadAllControls() {
         jobQueue.yield(.reload(kind: nil))
+        reloadRequests.yield(nil)
     }
+
+    /// Every reload asked for with ``reloadControls(ofKind:)`` (the kind) or ``reloadAllControls()``
+    /// (nil), from now on: a control extension sends them on to its daemon.
+    public nonisolated func requestedReloads() -> AsyncStream<String?> { reloadRequests.subscribe() }
 
     /// The push path: outside state behind a kind changed (an MQTT state topic, another node), so
     /// its controls reload, as an APNs push invalidates controls on iOS.

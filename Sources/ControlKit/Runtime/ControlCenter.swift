@@ -59,6 +59,7 @@ public actor ControlCenter {
     var performQueues: [String: [CheckedContinuation<Void, Never>]] = [:]
 
     let observers = Broadcast<ControlChange>()
+    let reloadRequests = Broadcast<String?>()
     nonisolated let jobs: AsyncStream<Job>
     nonisolated let jobQueue: AsyncStream<Job>.Continuation
 
@@ -105,6 +106,9 @@ public actor ControlCenter {
 
     /// The registered definitions, in registration order.
     public var registeredDefinitions: [ControlDefinition] { definitionOrder.compactMap { definitions[$0] } }
+
+    /// The registered definition of a kind.
+    public func definition(ofKind kind: String) -> ControlDefinition? { definitions[kind] }
 
     func displayName(of kind: String) -> String { definitions[kind]?.displayName ?? bundleName }
 

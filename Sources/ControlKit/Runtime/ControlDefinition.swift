@@ -61,9 +61,18 @@ public struct ControlDefinition: Sendable {
     /// The configuration parameters, with their choices.
     public func parameters() async -> [ControlParameter] { await loadParameters() }
 
-    /// Renders the control's template for a configuration.
+    /// Renders the control's template for a configuration. Device reads in its provider are
+    /// made for this kind (``DeviceCenter/controlKind``), so its controls follow those devices.
     public func render(_ mode: Mode, configuration: [String: String]) async throws -> TemplateSnapshot {
-        try await renderTemplate(mode, configuration)
+        try await DeviceCenter.$controlKind.withValue(kind) { try await renderTemplate(mode, configuration) }
+    }
+
+    /// Renders the control's current value for a configuration and performs its action: how a
+    /// control extension carries out a perform the daemon has already allowed.
+    /// - Parameter newValue: a toggle's new state; nil for a button.
+    public func act(configuration: [String: String], newValue: Bool?) async throws -> any IntentResult {
+        let snapshot = try await render(.current, configuration: configuration)
+        return try await DeviceCenter.$controlKind.withValue(kind) { try await snapshot.action.perform(newValue: newValue) }
     }
 }
 

@@ -36,7 +36,7 @@ func resolveView<V: View>(_ view: V, into label: inout ResolvedLabel) {
 }
 
 /// What a control template keeps from a value label or a button label.
-public struct ResolvedLabel: Sendable, Hashable {
+public struct ResolvedLabel: Sendable, Hashable, Codable {
     /// The symbol's name, if the label has an image.
     public var symbol: String?
     /// The label's text: a toggle's value text or a button's title.

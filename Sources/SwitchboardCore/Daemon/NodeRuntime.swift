@@ -11,6 +11,8 @@ public final class NodeRuntime: Sendable {
     public let center: ControlCenter
     public let autoOff: AutoOffService
     public let handler: ControlCommandHandler
+    /// Which Swift control kinds read which devices, so that they follow them.
+    public let readers = DeviceReaders()
     /// The MQTT side, when devices.json configures a broker (set once, at the end of init).
     public var bridge: MQTTBridge? { bridgeBox.withLock { $0 } }
     private let bridgeBox = Locked<MQTTBridge?>(nil)
@@ -143,7 +145,7 @@ public final class NodeRuntime: Sendable {
 
     /// The kinds of control bound to a device.
     func kinds(boundTo device: String) -> [String] {
-        configuration.controls.filter { $0.device == device || $0.devices.contains(device) }.map(\.kind)
+        configuration.controls.filter { $0.device == device || $0.devices.contains(device) }.map(\.kind) + readers.kinds(reading: device)
     }
 
     /// Runs the center, the auto-off schedule and the watchdog until ``stopServices()``.

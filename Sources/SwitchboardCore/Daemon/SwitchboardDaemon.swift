@@ -64,6 +64,8 @@ public final class SwitchboardDaemon: Sendable {
         // A client or a pipe that goes away while being written to is an error to handle
         // (EPIPE), never a signal that ends the daemon.
         signal(SIGPIPE, SIG_IGN)
+        // Swift controls compiled in reach the board's devices through the configuration serving.
+        DeviceCenter.shared.connect(NodeDeviceService(caller: "the Swift bundle", allowed: nil) { [weak self] in self?.runtime })
         let signals = UnixSignals([SIGTERM, SIGINT, SIGHUP])
         let stateFile = StateFile(directory: options.stateDirectory)
         let runtime: NodeRuntime

@@ -51,6 +51,21 @@ public final class AutoOffService: Sendable {
         wake.yield()
     }
 
+    /// Switches a device through `hub` and starts or cancels its countdown: `duration` runs while
+    /// it is on. The countdown runs whatever happens to the deadline's save (it stays in memory,
+    /// and goes to storage with the next save that works).
+    public func set(_ id: String, to value: Bool, on hub: DeviceHub, offAfter duration: Duration?) async throws {
+        try await hub.set(id, to: value)
+        guard let duration else { return }
+        if value {
+            let deadline = start(id, duration: duration)
+            try? hub.updatePersisted { $0.autoOff[id] = deadline }
+        } else {
+            cancel(id)
+            try? hub.updatePersisted { $0.autoOff[id] = nil }
+        }
+    }
+
     /// "Off in 9:41" while a device's countdown runs.
     public func status(_ id: String) -> String? {
         state.withLock { $0.schedule.status(id, at: clock.now) }

@@ -65,19 +65,7 @@ public enum ConfiguredControls {
                 isPrivacySensitive: control.privacySensitive,
                 standingStatus: current ? autoOff.status(device.id) : nil,
                 action: ControlAction(title: title, authenticationPolicy: policy) { newValue in
-                    let value = newValue ?? !isOn
-                    try await hub.set(device.id, to: value)
-                    // The output switched: its auto-off runs whatever happens to the deadline's
-                    // save (it stays in memory, and goes to storage with the next save that works).
-                    if let duration = control.autoOff {
-                        if value {
-                            let deadline = autoOff.start(device.id, duration: duration)
-                            try? hub.updatePersisted { $0.autoOff[device.id] = deadline }
-                        } else {
-                            autoOff.cancel(device.id)
-                            try? hub.updatePersisted { $0.autoOff[device.id] = nil }
-                        }
-                    }
+                    try await autoOff.set(device.id, to: newValue ?? !isOn, on: hub, offAfter: control.autoOff)
                     return .result()
                 }
             )

@@ -29,7 +29,7 @@ struct SocketSession {
     static let longestHold = Duration.seconds(60)
 
     func run() async {
-        let writer = ConnectionWriter(descriptor: descriptor)
+        let writer = QueuedLineWriter(descriptor: descriptor, isSocket: true)
         defer { close(descriptor) }
         for await read in FileDescriptorLines(descriptor: descriptor, maximumLineLength: Self.maximumLineLength) {
             let reply: SocketReply

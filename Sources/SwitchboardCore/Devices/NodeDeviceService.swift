@@ -1,0 +1,98 @@
+import ControlKit
+
+/// The board's devices for Swift control code: a bundle embedded in the daemon, or a control
+/// extension's device requests. Every call goes to the configuration serving now (a SIGHUP
+/// replaces it), with devices.json's semantics: the journal before "done", auto-off, confirmation
+/// by state echo for devices of other systems, and reloads of every control bound to the device.
+public struct NodeDeviceService: DeviceService {
+    /// The configuration serving now; nil while none does.
+    let runtime: @Sendable () -> NodeRuntime?
+    /// The devices the caller may use; nil for all (a bundle compiled into the daemon).
+    let allowed: Set<String>?
+    /// Who is calling, for messages (`extension "home"`).
+    let caller: String
+
+    public init(caller: String, allowed: Set<String>?, runtime: @escaping @Sendable () -> NodeRuntime?) {
+        self.caller = caller
+        self.allowed = allowed
+        self.runtime = runtime
+    }
+
+    public func devices() async throws -> [DeviceDescription] {
+        try serving().configuration.devices.filter(mayUse).map(Self.description)
+    }
+
+    public func value(of device: String, for kind: String?) async throws -> Bool? {
+        let (runtime, settings) = try resolve(device)
+        if let kind { runtime.readers.record(settings.id, readBy: kind) }
+        do {
+            return try runtime.hub.value(of: settings.id)
+        } catch {
+            throw DeviceError(.failed, "\(settings.name) (\"\(settings.id)\") could not be read: \(error)")
+        }
+    }
+
+    public func setValue(_ value: Bool, of device: String, for kind: String?) async throws {
+        let (runtime, settings) = try resolve(device)
+        guard settings.kind == .relay || settings.kind == .mqtt else {
+            throw DeviceError(.wrongKind, "\(settings.name) (\"\(settings.id)\") is a \(settings.kind.rawValue): \(Self.howToUse(settings.kind))")
+        }
+        if let kind { runtime.readers.record(settings.id, readBy: kind) }
+        let autoOff = runtime.configuration.controls.first { $0.autoOff != nil && ($0.device == settings.id || $0.devices.contains(settings.id)) }?.autoOff
+        do {
+            try await runtime.autoOff.set(settings.id, to: value, on: runtime.hub, offAfter: autoOff)
+        } catch {
+            throw DeviceError(.failed, String(describing: error))
+        }
+    }
+
+    public func pulse(_ device: String, for kind: String?) async throws {
+        let (runtime, settings) = try resolve(device)
+        guard settings.kind == .pulse else {
+            throw DeviceError(.wrongKind, "\(settings.name) (\"\(settings.id)\") is a \(settings.kind.rawValue): \(Self.howToUse(settings.kind))")
+        }
+        do {
+            try await runtime.hub.pulse(settings.id)
+        } catch {
+            throw DeviceError(.failed, "\(settings.name) (\"\(settings.id)\") was not pulsed: \(error)")
+        }
+    }
+
+    private func serving() throws -> NodeRuntime {
+        guard let runtime = runtime() else { throw DeviceError(.noService, "switchboardd is between configurations; try again") }
+        return runtime
+    }
+
+    private func mayUse(_ device: DeviceSettings) -> Bool { allowed?.contains(device.id) ?? true }
+
+    /// The device, if it exists and the caller may use it.
+    private func resolve(_ id: String) throws -> (NodeRuntime, DeviceSettings) {
+        let runtime = try serving()
+        let usable = runtime.configuration.devices.filter(mayUse).map(\.id)
+        guard let settings = runtime.configuration.device(id) else {
+            throw DeviceError(.unknownDevice, "unknown device \"\(id)\"; devices: \(usable.joined(separator: ", "))")
+        }
+        guard mayUse(settings) else {
+            throw DeviceError(.notAllowed, "\(caller) may not use device \"\(id)\"; devices.json allows it \(usable.isEmpty ? "none" : usable.joined(separator: ", "))")
+        }
+        return (runtime, settings)
+    }
+
+    static func description(_ device: DeviceSettings) -> DeviceDescription {
+        let kind: DeviceKind = switch device.kind {
+        case .relay: .relay
+        case .pulse: .pulse
+        case .input: .input
+        case .mqtt: .mqtt
+        }
+        return DeviceDescription(id: device.id, name: device.name, kind: kind)
+    }
+
+    private static func howToUse(_ kind: DeviceSettings.Kind) -> String {
+        switch kind {
+        case .relay, .mqtt: "use Relay(\"…\").set(_:) or isOn()"
+        case .pulse: "use Pulse(\"…\").press()"
+        case .input: "use Input(\"…\").isActive(); an input can be read, not switched"
+        }
+    }
+}
