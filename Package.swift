@@ -61,6 +61,9 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
 
+        // A control extension that misbehaves on demand, for the daemon's extension tests.
+        .executableTarget(name: "faulty-extension", dependencies: ["ControlKit"], path: "Tests/Fixtures/FaultyExtension"),
+
         // Benchmarks: `swift run -c release switchboard-bench` (BENCHMARKS.md).
         .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting"]),
         // The benchmark's floor: a minimal C libmosquitto client answering each command at once.
@@ -80,7 +83,7 @@ let package = Package(
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "home-controls"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

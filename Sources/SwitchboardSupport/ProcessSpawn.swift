@@ -23,6 +23,27 @@ public enum ProcessSpawn {
         posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, error ?? output ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        return spawn(path, arguments, actions: &actions, environment: environment)
+    }
+
+    /// Starts `path` with standard input, output and error on the given descriptors (the ends of
+    /// pipes), which the child gets as 0, 1 and 2; the caller's own ends should be close-on-exec.
+    public static func spawn(
+        _ path: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32, standardError: Int32,
+        environment: [String]? = nil
+    ) -> Result<pid_t, SpawnError> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        posix_spawn_file_actions_adddup2(&actions, standardError, 2)
+        return spawn(path, arguments, actions: &actions, environment: environment)
+    }
+
+    private static func spawn(
+        _ path: String, _ arguments: [String], actions: inout posix_spawn_file_actions_t, environment: [String]?
+    ) -> Result<pid_t, SpawnError> {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -3,7 +3,7 @@ import SwitchboardGPIO
 extension ConfigurationLoader {
     /// Checks what refers to what: unique ids, devices that exist and fit their controls,
     /// placements of controls that exist, lines used once.
-    static func validateReferences(_ configuration: SwitchboardConfiguration, swiftKinds: [String], _ problems: inout [ConfigurationProblem]) {
+    static func validateReferences(_ configuration: SwitchboardConfiguration, swiftKinds: [String], allowsUnknownKinds: Bool = false, _ problems: inout [ConfigurationProblem]) {
         reportDuplicates(configuration.chips.map { ($0.id, $0.position) }, "chips", "id", &problems)
         reportDuplicates(configuration.devices.map { ($0.id, $0.position) }, "devices", "id", &problems)
         reportDuplicates(configuration.controls.map { ($0.kind, $0.position) }, "controls", "kind", &problems)
@@ -69,9 +69,12 @@ extension ConfigurationLoader {
             }
         }
 
+        validateExtensions(configuration, &problems)
+
         for placement in configuration.placements {
             let path = "placements[\(placement.position)]"
             if swiftKinds.contains(placement.control) { continue }
+            if allowsUnknownKinds, configuration.control(placement.control) == nil { continue }
             guard let control = configuration.control(placement.control) else {
                 problems.append(ConfigurationProblem("\(path).control", "\"\(placement.control)\" is not a control; controls: \(list(configuration.controls.map(\.kind) + swiftKinds))"))
                 continue

@@ -14,7 +14,7 @@ public enum ConfigurationLoader {
     /// Loads and validates a file.
     /// - Parameter swiftKinds: the kinds of controls compiled into a Swift bundle, which placements may name.
     /// - Throws: ``ConfigurationError`` with every problem found.
-    public static func load(file path: String, swiftKinds: [String] = []) throws -> SwitchboardConfiguration {
+    public static func load(file path: String, swiftKinds: [String] = [], allowsUnknownKinds: Bool = false) throws -> SwitchboardConfiguration {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maximumFileSize {
             throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "the file is \(size) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
         }
@@ -22,11 +22,13 @@ public enum ConfigurationLoader {
             let reason = FileManager.default.fileExists(atPath: path) ? "is not readable by this user" : "does not exist"
             throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "\(reason); give the path of a readable devices.json")])
         }
-        return try load(data: data, file: path, swiftKinds: swiftKinds)
+        return try load(data: data, file: path, swiftKinds: swiftKinds, allowsUnknownKinds: allowsUnknownKinds)
     }
 
     /// Loads and validates JSON text.
-    public static func load(data: Data, file: String = "devices.json", swiftKinds: [String] = []) throws -> SwitchboardConfiguration {
+    /// - Parameter allowsUnknownKinds: placements may name kinds not known yet (a control
+    ///   extension that has not listed its controls): they are placed once it does.
+    public static func load(data: Data, file: String = "devices.json", swiftKinds: [String] = [], allowsUnknownKinds: Bool = false) throws -> SwitchboardConfiguration {
         guard data.count <= maximumFileSize else {
             throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "the file is \(data.count) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
         }
@@ -37,8 +39,11 @@ public enum ConfigurationLoader {
             throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "is not valid JSON (\(parseErrorSummary(error))); check for a missing comma, quote or brace")])
         }
         var problems: [ConfigurationProblem] = []
-        let configuration = read(json, &problems)
-        if let configuration { validateReferences(configuration, swiftKinds: swiftKinds, &problems) }
+        var configuration = read(json, &problems)
+        if let loaded = configuration {
+            configuration?.extensions = resolveExecutables(loaded.extensions, relativeTo: file, &problems)
+        }
+        if let configuration { validateReferences(configuration, swiftKinds: swiftKinds, allowsUnknownKinds: allowsUnknownKinds, &problems) }
         guard problems.isEmpty, let configuration else { throw ConfigurationError(file: file, problems: problems) }
         return configuration
     }
@@ -67,8 +72,9 @@ public enum ConfigurationLoader {
         let controls = readAll(root.array("controls", &problems), "controls", readControl, &problems)
         let placements = readAll(root.array("placements", &problems), "placements", readPlacement, &problems)
         let buttons = readAll(root.array("actionButtons", &problems), "actionButtons", readActionButton, &problems)
+        let extensions = readAll(root.array("extensions", &problems), "extensions", readExtension, &problems)
         root.finish(&problems)
-        return SwitchboardConfiguration(node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons)
+        return SwitchboardConfiguration(node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons, extensions: extensions)
     }
 
     /// Reads each element of an array, remembering its index for messages.

@@ -12,6 +12,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var controls: [ControlSettings]
     public var placements: [PlacementSettings]
     public var actionButtons: [ActionButtonSettings]
+    /// Control extensions the daemon runs, each in its own process.
+    public var extensions: [ExtensionSettings] = []
 
     public func device(_ id: String) -> DeviceSettings? { devices.first { $0.id == id } }
     public func control(_ kind: String) -> ControlSettings? { controls.first { $0.kind == kind } }
@@ -186,6 +188,24 @@ public struct ActionButtonSettings: PositionedSettings {
     public var placement: String
     public var holdTime: Duration
     public var announce: [Announcer]
+}
+
+/// A control extension: an executable whose `@main` is a `WidgetBundle`, run by the daemon in
+/// its own process and served like the daemon's own controls.
+public struct ExtensionSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
+    /// How messages and `switchboard status` name it.
+    public var id: String
+    /// The executable's absolute path (relative paths in devices.json are from its folder).
+    public var executable: String
+    public var arguments: [String]
+    /// The user it runs as (switchboardd must run as root to switch users); nil: the daemon's.
+    public var user: String?
+    /// The devices its controls may use; every other device call is refused.
+    public var devices: [String]
+    /// How long a render or a perform may take before it fails as timed out.
+    public var timeout: Duration
 }
 
 /// Settings read from an element of a devices.json array.

@@ -59,16 +59,7 @@ public final class NodeRuntime: Sendable {
                 state.autoOff = state.autoOff.filter { self.autoOff.isRunning($0.key) }
             }
             await center.setLocked(persisted.locked)
-            for placement in Self.placements(configuration, persisted) {
-                do {
-                    try await center.place(
-                        kind: placement.control, in: placement.space, size: placement.size,
-                        configuration: try await Self.configuration(choosing: placement.device, for: placement.control, in: center), id: placement.id
-                    )
-                } catch {
-                    log(.warning, "placement \"\(placement.id)\" skipped: \(error)")
-                }
-            }
+            for placement in Self.placements(configuration, persisted) { await place(placement) }
             try hub.updatePersisted { _ in }
             if let mqtt = configuration.mqtt {
                 let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log, keeping: mqttConnection)
@@ -78,6 +69,32 @@ public final class NodeRuntime: Sendable {
             // The lines go back to the handover, for the previous configuration or to be released.
             handover.absorb(hub.shutdown(handingOverTo: configuration))
             throw error
+        }
+    }
+
+    /// Places a placement of devices.json or of the state file; logs why not if it cannot.
+    private func place(_ placement: PlacementSettings) async {
+        do {
+            try await center.place(
+                kind: placement.control, in: placement.space, size: placement.size,
+                configuration: try await Self.configuration(choosing: placement.device, for: placement.control, in: center), id: placement.id
+            )
+        } catch {
+            log(.warning, "placement \"\(placement.id)\" skipped: \(error)")
+        }
+    }
+
+    /// Registers controls that were not known when the node started (a control extension that
+    /// listed them late), and places the placements that name them.
+    public func addControls(_ definitions: [ControlDefinition]) async {
+        var added: Set<String> = []
+        for definition in definitions where await center.definition(ofKind: definition.kind) == nil {
+            guard (try? await center.register([definition])) != nil else { continue }
+            added.insert(definition.kind)
+        }
+        guard !added.isEmpty else { return }
+        for placement in Self.placements(configuration, hub.persisted) where added.contains(placement.control) {
+            if await center.placement(placement.id) == nil { await place(placement) }
         }
     }
 

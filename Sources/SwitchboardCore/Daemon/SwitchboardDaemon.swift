@@ -38,6 +38,14 @@ public final class SwitchboardDaemon: Sendable {
     /// What went wrong that a user must know of, for `switchboard status`.
     let warnings = Locked<[String]>([])
     private let chips = Locked<OpenChips>(OpenChips())
+    /// The control extensions devices.json lists.
+    let extensions: ExtensionHosts
+    /// One element each time an extension has listed its controls.
+    private let listings: AsyncStream<Void>
+    private let listing: AsyncStream<Void>.Continuation
+
+    /// The daemon, for closures made before it exists.
+    private struct Weak: Sendable { weak var daemon: SwitchboardDaemon? }
 
     /// Chips by chip id, with where each was found (``GPIOChipLocation``).
     struct OpenChips: Sendable {
@@ -50,6 +58,21 @@ public final class SwitchboardDaemon: Sendable {
         self.log = log
         self.swiftControls = swiftControls
         (generations, nextGeneration) = AsyncStream<NodeRuntime>.makeStream()
+        (listings, listing) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let me = Locked(Weak()), listing = self.listing
+        extensions = ExtensionHosts { settings in
+            ExtensionHost(
+                settings: settings,
+                devices: NodeDeviceService(caller: "extension \"\(settings.id)\"", allowed: Set(settings.devices)) { me.withLock { $0.daemon }?.runtime },
+                log: log,
+                reload: { kinds in
+                    guard let center = me.withLock({ $0.daemon })?.runtime?.center else { return }
+                    kinds.forEach { center.push(kind: $0) }
+                },
+                listed: { listing.yield() }
+            )
+        }
+        me.withLock { $0.daemon = self }
     }
 
     /// A daemon that also serves a Swift bundle's controls: write a `main` that calls this with
@@ -61,6 +84,25 @@ public final class SwitchboardDaemon: Sendable {
 
     /// Runs until SIGTERM or SIGINT; returns the process's exit status.
     public func run() async -> Int32 {
+        await withDiscardingTaskGroup(returning: Int32.self) { group in
+            group.addTask { await self.extensions.run() }
+            let status = await serveNode()
+            extensions.stopAll()
+            return status
+        }
+    }
+
+    /// Loads devices.json: first leniently, to start the control extensions it lists, then with
+    /// their controls known.
+    private func loadConfiguration() async throws -> SwitchboardConfiguration {
+        let swiftKinds = swiftControls.map(\.kind)
+        let preliminary = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftKinds, allowsUnknownKinds: true)
+        let allListed = await extensions.update(to: preliminary.extensions)
+        return try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftKinds + extensions.all.flatMap(\.kinds), allowsUnknownKinds: !allListed)
+    }
+
+    /// The daemon's life once its extensions can run.
+    private func serveNode() async -> Int32 {
         // A client or a pipe that goes away while being written to is an error to handle
         // (EPIPE), never a signal that ends the daemon.
         signal(SIGPIPE, SIG_IGN)
@@ -76,7 +118,7 @@ public final class SwitchboardDaemon: Sendable {
             // Before anything else is touched: a second daemon on this state must not start.
             lock = try DaemonLock(stateDirectory: options.stateDirectory)
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
-            let configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
+            let configuration = try await loadConfiguration()
             runtime = try await start(configuration, chips: try openChips(for: configuration), stateFile: stateFile)
             listener = try UnixSocketListener(path: options.socketPath) { [log] message in log(.warning, message) }
         } catch {
@@ -93,6 +135,13 @@ public final class SwitchboardDaemon: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.serve(listener) }
             group.addTask { await self.runGenerations() }
+            // An extension that listed its controls after the node started (or again after a
+            // restart): its controls join the serving configuration, and their placements are placed.
+            group.addTask {
+                for await _ in self.listings {
+                    await self.runtime?.addControls(self.extensions.definitions())
+                }
+            }
             if let interval = SystemdNotifier.watchdogInterval() {
                 group.addTask {
                     while (try? await Task.sleep(for: interval / 2)) != nil { self.notifier.notify("WATCHDOG=1") }
@@ -116,6 +165,7 @@ public final class SwitchboardDaemon: Sendable {
             }
             listener.stop()
             nextGeneration.finish()
+            listing.finish()
             current.withLock { $0 }?.stopServices()
             group.cancelAll()
         }
@@ -140,7 +190,7 @@ public final class SwitchboardDaemon: Sendable {
         }
         let runtime = try await NodeRuntime(
             configuration: configuration, chips: opened.chips, persisted: persisted, stateFile: stateFile,
-            extraControls: swiftControls, handover: handover, mqttConnection: mqttConnection, log: log
+            extraControls: swiftControls + extensions.definitions(), handover: handover, mqttConnection: mqttConnection, log: log
         )
         chips.withLock { $0 = opened }
         return runtime
@@ -191,6 +241,8 @@ public final class SwitchboardDaemon: Sendable {
     private func setCurrent(_ runtime: NodeRuntime) {
         current.withLock { $0 = runtime }
         nextGeneration.yield(runtime)
+        // Swift controls rendered while the node was starting could not reach its devices yet.
+        for kind in swiftControls.map(\.kind) + extensions.all.flatMap(\.kinds) { runtime.center.push(kind: kind) }
     }
 
     /// SIGHUP: validates the file first; a bad file keeps the running configuration.
@@ -200,7 +252,7 @@ public final class SwitchboardDaemon: Sendable {
         let configuration: SwitchboardConfiguration
         let opened: OpenChips
         do {
-            configuration = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftControls.map(\.kind))
+            configuration = try await loadConfiguration()
             opened = try openChips(for: configuration)
         } catch {
             log(.error, "\(error)\nkeeping the running configuration")

@@ -118,7 +118,7 @@ struct SocketSession {
             case .status:
                 socketReply.node = runtime.configuration.node
                 socketReply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
-                let warnings = daemon.warnings.withLock { $0 }
+                let warnings = daemon.warnings.withLock { $0 } + daemon.extensions.problems
                 socketReply.warnings = warnings.isEmpty ? nil : warnings
             default:
                 break

@@ -1,0 +1,339 @@
+import ControlKit
+import SwitchboardSupport
+
+/// Runs one control extension for the daemon, as iOS hosts a widget extension: starts its
+/// process, lists its controls, serves them as the daemon's own through ``definitions()`` (each
+/// render and perform a call to the process), answers its device calls through the node's
+/// devices (only those devices.json allows it), and passes its reload requests on.
+///
+/// An extension that exits, hangs (a call unanswered for its timeout and a status check after
+/// it), floods its output or writes lines that are not the line protocol is killed and started
+/// again with backoff (1 s doubling to 1 min); meanwhile its controls are stale and
+/// ``condition`` says why. Nothing it does reaches beyond its own controls.
+public final class ExtensionHost: Sendable {
+    struct State {
+        var process: ExtensionProcess?
+        var gallery: [ControlGalleryItem]?
+        var condition = "starting"
+        var nextCall = 1
+        var pending: [Int: CheckedContinuation<ControlReply, any Error>] = [:]
+        var previews: [String: ControlSnapshot] = [:]
+        var stopped = false
+        var firstListing: [CheckedContinuation<Void, Never>]? = []
+    }
+
+    public let settings: ExtensionSettings
+    private let devices: NodeDeviceService
+    private let clock: AnyClock
+    private let log: Log
+    private let backoff: Backoff
+    /// Asks the daemon to reload this extension's controls of a kind (nil: all of them).
+    private let reload: @Sendable (_ kinds: [String]) -> Void
+    /// Tells the daemon the extension listed its controls (at every start).
+    private let listed: @Sendable () -> Void
+    // Invariant: each pending continuation is resumed exactly once, by its reply, its timeout or
+    // the end of the process, whichever comes first.
+    private let state = Locked(State())
+    private let stops: AsyncStream<Void>
+    private let stop: AsyncStream<Void>.Continuation
+
+    /// Lines a second beyond which an extension counts as flooding.
+    static let floodLimit = 2000
+    /// How long a run must last for the next failure to start the backoff afresh.
+    static let healthyRun: Duration = .seconds(10)
+    /// Lines that are not the line protocol beyond which an extension is restarted.
+    static let garbageLimit = 50
+
+    public init(
+        settings: ExtensionSettings, devices: NodeDeviceService, log: Log, clock: some Clock<Duration> = ContinuousClock(),
+        backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)),
+        reload: @escaping @Sendable ([String]) -> Void, listed: @escaping @Sendable () -> Void
+    ) {
+        self.settings = settings
+        self.devices = devices
+        self.log = log
+        self.clock = AnyClock(clock)
+        self.backoff = backoff
+        self.reload = reload
+        self.listed = listed
+        (stops, stop) = AsyncStream<Void>.makeStream()
+    }
+
+    /// How the extension is: "running", or why not and what happens next.
+    public var condition: String { state.withLock { $0.condition } }
+
+    /// The kinds it listed (empty until it has).
+    public var kinds: [String] { gallery.map(\.kind) }
+
+    /// Its controls as it listed them (empty until it has).
+    var gallery: [ControlGalleryItem] { state.withLock { $0.gallery ?? [] } }
+
+    func rememberPreview(_ snapshot: ControlSnapshot, _ key: String) { state.withLock { $0.previews[key] = snapshot } }
+    func rememberedPreview(_ key: String) -> ControlSnapshot? { state.withLock { $0.previews[key] } }
+
+    /// Waits until the first start has listed the controls or failed to.
+    public func firstListing() async {
+        await withCheckedContinuation { continuation in
+            let waiting = state.withLock { state -> Bool in
+                guard state.firstListing != nil else { return false }
+                state.firstListing?.append(continuation)
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+    }
+
+    /// Runs the extension, restarting it with backoff, until ``shutDown()``.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in self.stops {} }
+            group.addTask { await self.supervise() }
+            await group.next()
+            group.cancelAll()
+        }
+        finishFirstListing()
+        state.withLock { $0.condition = "stopped" }
+    }
+
+    private func supervise() async {
+        var backoff = self.backoff
+        while !state.withLock({ $0.stopped }), !Task.isCancelled {
+            let reason: String
+            do {
+                let process = try ExtensionProcess(settings)
+                state.withLock { $0.process = process }
+                if state.withLock({ $0.stopped }) { process.terminate() }
+                reason = await serve(process, backoff: &backoff)
+            } catch {
+                reason = "could not start: \(error)"
+            }
+            state.withLock { $0.process = nil }
+            finishFirstListing()
+            if state.withLock({ $0.stopped }) { break }
+            let delay = backoff.recordFailure()
+            let condition = "\(reason); restarting in \(DurationText.format(delay))"
+            state.withLock { $0.condition = condition }
+            log(.error, "extension \(settings.id): \(condition)")
+            // Its controls show stale until it is back.
+            reload(kinds)
+            guard (try? await clock.sleep(for: delay)) != nil else { break }
+        }
+    }
+
+    /// Stops the extension (SIGTERM, then SIGKILL after 2 s) and ends ``run()``.
+    public func shutDown() {
+        let process = state.withLock { state -> ExtensionProcess? in
+            state.stopped = true
+            return state.process
+        }
+        process?.terminate()
+        stop.finish()
+    }
+
+    // MARK: One run
+
+    /// Serves one run of the process until it ends; returns how it ended.
+    private func serve(_ process: ExtensionProcess, backoff: inout Backoff) async -> String {
+        var killed: String?
+        var ended = "ended"
+        let began = clock.now
+        let succeeded = Locked(false)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.logErrors(of: process) }
+            group.addTask {
+                do {
+                    let reply = try await self.call(ControlCommand(.gallery), timeout: self.settings.timeout)
+                    guard let gallery = reply.gallery else { throw ExtensionError(reply.error?.message ?? "it answered the gallery request without a gallery") }
+                    self.state.withLock { state in
+                        state.gallery = gallery
+                        state.condition = "running"
+                    }
+                    succeeded.withLock { $0 = true }
+                    self.log(.info, "extension \(self.settings.id): running (pid \(process.pid)), controls \(gallery.map(\.kind).joined(separator: ", "))")
+                    self.listed()
+                    self.reload(gallery.map(\.kind))
+                } catch {
+                    self.log(.error, "extension \(self.settings.id): did not list its controls: \(error)")
+                    process.killNow()
+                }
+                self.finishFirstListing()
+            }
+            var window = clock.now, linesInWindow = 0, garbage = 0
+            for await read in process.output {
+                let now = clock.now
+                if window.duration(to: now) >= .seconds(1) { window = now; linesInWindow = 0 }
+                linesInWindow += 1
+                if linesInWindow > Self.floodLimit {
+                    killed = "flooded its output (more than \(Self.floodLimit) lines in a second)"
+                    process.killNow()
+                    break
+                }
+                guard case .line(let line) = read else {
+                    garbage += 1
+                    continue
+                }
+                if line.isEmpty { continue }
+                if !handle(line, from: process, in: &group) {
+                    garbage += 1
+                    if garbage <= 3 { log(.warning, "extension \(settings.id): ignored a line that is not the line protocol: \(line.prefix(120))") }
+                    if garbage >= Self.garbageLimit {
+                        killed = "wrote \(garbage) lines that are not the line protocol"
+                        process.killNow()
+                        break
+                    }
+                }
+            }
+            // Its output ended: whatever it is doing, this run is over.
+            process.killNow()
+            ended = await process.exit()
+            failPending("extension \"\(settings.id)\" \(killed ?? ended)")
+            group.cancelAll()
+        }
+        // A run that listed its controls and then lasted a while starts the backoff afresh; one
+        // that crashes soon after each start keeps backing off.
+        if succeeded.withLock({ $0 }), began.duration(to: clock.now) >= Self.healthyRun { backoff.recordSuccess() }
+        return killed.map { "was stopped: it \($0)" } ?? ended
+    }
+
+    /// Handles one line from the extension; false if it is not the line protocol.
+    private func handle(_ line: Substring, from process: ExtensionProcess, in group: inout DiscardingTaskGroup) -> Bool {
+        switch ControlLineProtocol.kind(of: line) {
+        case .reply:
+            guard let reply = ControlLineProtocol.decode(ControlReply.self, from: line), let call = reply.call else { return false }
+            state.withLock { $0.pending.removeValue(forKey: call) }?.resume(returning: reply)
+        case .deviceRequest:
+            guard let request = ControlLineProtocol.decode(DeviceRequest.self, from: line) else { return false }
+            group.addTask {
+                let answer = await self.answer(request)
+                if await !process.input.write(ControlLineProtocol.encodeLine(answer)) { process.killNow() }
+            }
+        case .event:
+            guard let event = ControlLineProtocol.decode(ControlLineProtocol.Event.self, from: line) else { return false }
+            if event.event == "reload" {
+                let own = kinds
+                reload(event.kind.map { own.contains($0) ? [$0] : [] } ?? own)
+            }
+        case .command, .deviceAnswer:
+            return false
+        }
+        return true
+    }
+
+    /// Carries out a device call for the extension.
+    private func answer(_ request: DeviceRequest) async -> DeviceAnswer {
+        // Only its own kinds may be followed; anything else is a kind it made up.
+        let kind = request.kind.flatMap { kinds.contains($0) ? $0 : nil }
+        do {
+            switch request.device {
+            case .devices:
+                return DeviceAnswer(answer: request.call, devices: try await devices.devices())
+            case .value:
+                return DeviceAnswer(answer: request.call, value: try await devices.value(of: try required(request.id), for: kind))
+            case .set:
+                guard let value = request.value else { throw DeviceError(.failed, "\"set\" needs \"value\"") }
+                try await devices.setValue(value, of: try required(request.id), for: kind)
+            case .pulse:
+                try await devices.pulse(try required(request.id), for: kind)
+            }
+            return DeviceAnswer(answer: request.call)
+        } catch let error as DeviceError {
+            return DeviceAnswer(answer: request.call, ok: false, error: error)
+        } catch {
+            return DeviceAnswer(answer: request.call, ok: false, error: DeviceError(.failed, String(describing: error)))
+        }
+    }
+
+    private func required(_ id: String?) throws -> String {
+        guard let id else { throw DeviceError(.unknownDevice, "a device call needs \"id\"") }
+        return id
+    }
+
+    private func logErrors(of process: ExtensionProcess) async {
+        var logged = 0
+        for await read in process.errors {
+            guard case .line(let line) = read, !line.isEmpty else { continue }
+            logged += 1
+            if logged <= 50 { log(.warning, "extension \(settings.id): \(line.prefix(200))") }
+            if logged == 50 { log(.warning, "extension \(settings.id): more on its standard error is not logged") }
+        }
+    }
+
+    private func finishFirstListing() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.firstListing = nil }
+            return state.firstListing ?? []
+        }
+        waiting.forEach { $0.resume() }
+    }
+
+    private func failPending(_ reason: String) {
+        let pending = state.withLock { state in
+            // No call is taken for this run from now on.
+            state.process = nil
+            state.condition = reason
+            defer { state.pending = [:] }
+            return Array(state.pending.values)
+        }
+        for continuation in pending { continuation.resume(throwing: ExtensionError(reason)) }
+    }
+
+    // MARK: Calls
+
+    /// Sends a command and waits for its reply, at most `timeout`; a call that times out is
+    /// followed by a status check, and an extension that answers neither is killed as hung.
+    func call(_ command: ControlCommand, timeout: Duration, checkingLiveness: Bool = true) async throws -> ControlReply {
+        var command = command
+        let (process, number) = try state.withLock { state -> (ExtensionProcess, Int) in
+            guard let process = state.process else {
+                throw ExtensionError("extension \"\(settings.id)\" \(state.condition)")
+            }
+            defer { state.nextCall += 1 }
+            return (process, state.nextCall)
+        }
+        command.call = number
+        let line = ControlLineProtocol.encodeLine(command)
+        let outcome: Result<ControlReply, any Error> = await withTaskGroup(of: Result<ControlReply, any Error>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await withCheckedThrowingContinuation { continuation in
+                        let refusal = self.state.withLock { state -> String? in
+                            guard state.process === process else { return state.condition }
+                            state.pending[number] = continuation
+                            return nil
+                        }
+                        if let refusal {
+                            continuation.resume(throwing: ExtensionError("extension \"\(self.settings.id)\" \(refusal)"))
+                        } else {
+                            process.input.send(line)
+                        }
+                    })
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                guard (try? await self.clock.sleep(for: timeout)) != nil else { return nil }
+                return .failure(ExtensionError("extension \"\(self.settings.id)\" did not answer within \(DurationText.format(timeout))", timedOut: true))
+            }
+            var result: Result<ControlReply, any Error>?
+            while result == nil, let next = await group.next() {
+                guard let next else { continue }
+                result = next
+                // The reply or the timeout won: the other one is resolved now.
+                if case .failure = next, let waiting = self.state.withLock({ $0.pending.removeValue(forKey: number) }) {
+                    waiting.resume(throwing: CancellationError())
+                }
+                group.cancelAll()
+            }
+            return result ?? .failure(CancellationError())
+        }
+        if case .failure(let error as ExtensionError) = outcome, error.timedOut, checkingLiveness {
+            // A slow perform, or a hung process? A status check says which.
+            if state.withLock({ $0.process === process }), (try? await call(ControlCommand(.status), timeout: .seconds(3), checkingLiveness: false)) == nil {
+                log(.error, "extension \(settings.id): hung (no answer to a status check either); killing it")
+                process.killNow()
+            }
+        }
+        return try outcome.get()
+    }
+}

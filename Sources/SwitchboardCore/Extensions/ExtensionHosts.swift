@@ -1,0 +1,68 @@
+import ControlKit
+import SwitchboardSupport
+
+/// The daemon's control extensions, by id, across reloads: a reload keeps running each whose
+/// settings did not change, stops those removed or changed, and starts the new ones.
+final class ExtensionHosts: Sendable {
+    private let hosts = Locked<[String: ExtensionHost]>([:])
+    private let started: AsyncStream<ExtensionHost>
+    private let start: AsyncStream<ExtensionHost>.Continuation
+    private let makeHost: @Sendable (ExtensionSettings) -> ExtensionHost
+
+    init(makeHost: @escaping @Sendable (ExtensionSettings) -> ExtensionHost) {
+        self.makeHost = makeHost
+        (started, start) = AsyncStream<ExtensionHost>.makeStream()
+    }
+
+    /// Runs every extension started, until ``stopAll()``.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            for await host in started { group.addTask { await host.run() } }
+        }
+    }
+
+    /// Makes the running extensions those of `settings`, and waits until each new one has listed
+    /// its controls (or failed to).
+    /// - Returns: whether every extension has listed its controls.
+    @discardableResult
+    func update(to settings: [ExtensionSettings]) async -> Bool {
+        let (new, stopped) = hosts.withLock { hosts -> ([ExtensionHost], [ExtensionHost]) in
+            var new: [ExtensionHost] = [], stopped: [ExtensionHost] = []
+            let wanted = Dictionary(settings.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for (id, host) in hosts where wanted[id] != host.settings {
+                stopped.append(host)
+                hosts[id] = nil
+            }
+            for item in settings where hosts[item.id] == nil {
+                let host = makeHost(item)
+                hosts[item.id] = host
+                new.append(host)
+            }
+            return (new, stopped)
+        }
+        stopped.forEach { $0.shutDown() }
+        new.forEach { start.yield($0) }
+        for host in new { await host.firstListing() }
+        return all.allSatisfy { !$0.kinds.isEmpty }
+    }
+
+    /// Every extension, by id.
+    var all: [ExtensionHost] { hosts.withLock { hosts in hosts.keys.sorted().compactMap { hosts[$0] } } }
+
+    /// The controls of every extension that has listed them.
+    func definitions() -> [ControlDefinition] { all.flatMap { $0.definitions() } }
+
+    /// How each extension is, for `switchboard status`: those not running.
+    var problems: [String] {
+        all.compactMap { host in host.condition == "running" ? nil : "extension \(host.settings.id): \(host.condition)" }
+    }
+
+    /// Stops every extension and ends ``run()``.
+    func stopAll() {
+        start.finish()
+        hosts.withLock { hosts in
+            defer { hosts = [:] }
+            return Array(hosts.values)
+        }.forEach { $0.shutDown() }
+    }
+}

@@ -1,0 +1,113 @@
+import ControlKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A control extension for the daemon's extension tests: one well-behaved toggle on the porch
+// relay, and buttons that misbehave in each way an extension can when pressed.
+
+extension Relay {
+    static let porch = Relay("porch")
+    static let garage = Relay("garage")
+}
+
+struct SetPorch: SetValueIntent {
+    static let title: LocalizedStringResource = "Porch"
+    @Parameter(title: "On") var value: Bool
+    func perform() async throws -> some IntentResult {
+        try await Relay.porch.set(value)
+        return .result()
+    }
+}
+
+struct PorchProvider: ControlValueProvider {
+    let previewValue = false
+    func currentValue() async throws -> Bool { try await Relay.porch.isOn() }
+}
+
+struct PorchToggle: ControlWidget {
+    var body: some ControlWidgetConfiguration {
+        StaticControlConfiguration(kind: "test.porch", provider: PorchProvider()) { isOn in
+            ControlWidgetToggle("Porch", isOn: isOn, action: SetPorch()) { isOn in
+                Image(systemName: isOn ? "lightbulb.fill" : "lightbulb")
+            }
+        }
+        .displayName("Porch")
+    }
+}
+
+/// What a misbehaving button does when pressed.
+enum Misdeed: String, AppEnum {
+    case crash, hang, slow, garbage, flood, forbidden
+    static let typeDisplayRepresentation: TypeDisplayRepresentation = "Misdeed"
+    static let caseDisplayRepresentations: [Misdeed: DisplayRepresentation] = [
+        .crash: "Crash", .hang: "Hang", .slow: "Slow", .garbage: "Garbage", .flood: "Flood", .forbidden: "Forbidden",
+    ]
+}
+
+struct Misbehave: AppIntent {
+    static let title: LocalizedStringResource = "Misbehave"
+    let misdeed: Misdeed
+    init() { misdeed = .crash }
+    init(_ misdeed: Misdeed) { self.misdeed = misdeed }
+
+    func perform() async throws -> some IntentResult {
+        switch misdeed {
+        case .crash:
+            exit(3)
+        case .hang:
+            // Stops answering anything: the whole process stops.
+            raise(SIGSTOP)
+        case .slow:
+            try await Task.sleep(for: .seconds(30))
+        case .garbage:
+            for _ in 0..<60 { emit("this is not the line protocol") }
+        case .flood:
+            for _ in 0..<5000 { emit(#"{"event":"noise"}"#) }
+        case .forbidden:
+            try await Relay.garage.set(true)
+        }
+        return .result()
+    }
+}
+
+/// Writes a line to standard output, past the line protocol.
+func emit(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
+/// A button that misbehaves in one way when pressed.
+protocol MisbehavingButton: ControlWidget {
+    static var misdeed: Misdeed { get }
+}
+
+extension MisbehavingButton {
+    var body: some ControlWidgetConfiguration {
+        StaticControlConfiguration(kind: "test.\(Self.misdeed.rawValue)") {
+            ControlWidgetButton(action: Misbehave(Self.misdeed)) {
+                Label(Self.misdeed.rawValue.capitalized, systemImage: "exclamationmark.triangle")
+            }
+        }
+    }
+}
+
+struct CrashButton: MisbehavingButton { static let misdeed = Misdeed.crash }
+struct HangButton: MisbehavingButton { static let misdeed = Misdeed.hang }
+struct SlowButton: MisbehavingButton { static let misdeed = Misdeed.slow }
+struct GarbageButton: MisbehavingButton { static let misdeed = Misdeed.garbage }
+struct FloodButton: MisbehavingButton { static let misdeed = Misdeed.flood }
+struct ForbiddenButton: MisbehavingButton { static let misdeed = Misdeed.forbidden }
+
+@main
+struct FaultyExtension: WidgetBundle {
+    var body: some Widget {
+        PorchToggle()
+        CrashButton()
+        HangButton()
+        SlowButton()
+        GarbageButton()
+        FloodButton()
+        ForbiddenButton()
+    }
+}

@@ -1,0 +1,148 @@
+import ControlKit
+import Foundation
+import SwitchboardCore
+import SwitchboardTesting
+import Testing
+
+/// Control extensions hosted by a real daemon: a Swift control in its own process drives the
+/// board's relay through the daemon, from the CLI and over MQTT; one that crashes, hangs, floods,
+/// writes garbage or reaches for a device it may not use disturbs nothing but its own controls.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct ExtensionHostingTests {
+    static let base = "switchboard/ext-test"
+
+    func configuration(port: Int? = nil) -> String {
+        let mqtt = port.map { #""mqtt": { "host": "127.0.0.1", "port": \#($0), "discovery": false },"# } ?? ""
+        return """
+        { "node": "ext-test", \(mqtt) "chips": [{ "id": "main", "chip": "header" }],
+          "devices": [
+            { "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } },
+            { "id": "garage", "name": "Garage Door", "type": "relay", "gpio": { "chip": "main", "line": 22 } }
+          ],
+          "controls": [ { "kind": "porch-light", "template": "toggle", "device": "porch", "symbols": {"on": "lightbulb.fill", "off": "lightbulb"} } ],
+          "placements": [
+            { "id": "porch", "control": "porch-light", "space": "controlCenter" },
+            { "id": "swift-porch", "control": "test.porch", "space": "controlCenter" },
+            { "id": "crash", "control": "test.crash", "space": "controlCenter" },
+            { "id": "hang", "control": "test.hang", "space": "controlCenter" },
+            { "id": "slow", "control": "test.slow", "space": "controlCenter" },
+            { "id": "garbage", "control": "test.garbage", "space": "controlCenter" },
+            { "id": "flood", "control": "test.flood", "space": "controlCenter" },
+            { "id": "forbidden", "control": "test.forbidden", "space": "controlCenter" }
+          ],
+          "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "2s" } ]
+        }
+        """
+    }
+
+    /// Each placed control's value and staleness, from the CLI.
+    func values(_ daemon: DaemonHarness) -> [String: String] {
+        let output = daemon.cli(["center", "--json"]).stdout
+        guard let list = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] else { return [:] }
+        var values: [String: String] = [:]
+        for item in list {
+            guard let id = item["id"] as? String else { continue }
+            let value = (item["value"] as? Bool).map { $0 ? "on" : "off" } ?? "-"
+            values[id] = value + ((item["stale"] as? Bool) == true ? " stale" : "")
+        }
+        return values
+    }
+
+    @Test func anExtensionsToggleMovesTheRelayFromTheCLIAndOverMQTT() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        #expect(daemon.log.contains("extension faulty: running (pid "))
+        #expect(values(daemon)["swift-porch"] == "off")
+
+        let on = daemon.cli(["on", "swift-porch"])
+        #expect(on.status == 0, "\(on.stderr)")
+        // The devices.json control on the same relay follows: the relay moved, not a model.
+        #expect(daemon.waitUntil { values(daemon)["porch"] == "on" }, "\(values(daemon))")
+        #expect(values(daemon)["swift-porch"] == "on")
+
+        observer.publish("\(Self.base)/controls/swift-porch/set", #"{"value": false, "transaction": "t1"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/swift-porch/result")?.text == #"{"outcome":"performed","transaction":"t1","valueText":"Off"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":false"#) == true } != nil)
+
+        // The devices.json control switching the relay reloads the extension's control too.
+        #expect(daemon.cli(["on", "porch"]).status == 0)
+        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" }, "\(values(daemon))")
+    }
+
+    @Test func aDeviceTheExtensionMayNotUseIsRefusedByName() async throws {
+        let daemon = try DaemonHarness(configuration: configuration())
+        try daemon.start()
+        let refused = daemon.cli(["press", "forbidden"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "switchboard: control \"forbidden\" failed: extension \"faulty\" may not use device \"garage\"; devices.json allows it porch\n", "\(refused.stderr)")
+        #expect(daemon.cli(["status"]).stdout.contains("garage=off") || !daemon.log.contains("garage=on"))
+    }
+
+    @Test func aCrashMakesOnlyItsControlsStaleAndItComesBack() async throws {
+        let daemon = try DaemonHarness(configuration: configuration())
+        try daemon.start()
+        let crashed = daemon.cli(["press", "crash"])
+        #expect(crashed.status == 1)
+        #expect(crashed.stderr == "switchboard: control \"crash\" failed: extension \"faulty\" exited with status 3\n", "\(crashed.stderr)")
+        #expect(daemon.log.contains("error: extension faulty: exited with status 3; restarting in 1s"))
+        // The daemon's own controls are untouched meanwhile.
+        #expect(daemon.cli(["on", "porch"]).status == 0)
+        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 }, "restarted after its backoff")
+        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" }, "\(values(daemon))")
+        let again = daemon.cli(["off", "swift-porch"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(daemon.waitUntil { values(daemon)["porch"] == "off" })
+    }
+
+    @Test func whileItIsDownItsControlsAreStaleAndStatusSaysWhy() async throws {
+        let daemon = try DaemonHarness(configuration: configuration())
+        try daemon.start()
+        // Three crashes in a row: the backoff grows to 4 s, long enough to look.
+        for expected in 1...3 {
+            #expect(daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == expected }, "\(daemon.log)")
+            _ = daemon.cli(["press", "crash"])
+        }
+        #expect(daemon.waitUntil { daemon.log.contains("exited with status 3; restarting in 4s") })
+        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "off stale" }, "\(values(daemon))")
+        #expect(values(daemon)["porch"] == "off")
+        let status = daemon.cli(["status"]).stdout
+        #expect(status.contains("extension faulty: exited with status 3; restarting in 4s"), "\(status)")
+    }
+
+    @Test func aSlowPerformTimesOutAndTheExtensionStays() async throws {
+        let daemon = try DaemonHarness(configuration: configuration())
+        try daemon.start()
+        let slow = daemon.cli(["press", "slow"])
+        #expect(slow.status == 1)
+        #expect(slow.stderr == "switchboard: control \"slow\" failed: extension \"faulty\" did not answer within 2s\n", "\(slow.stderr)")
+        #expect(!daemon.log.contains("hung"))
+        #expect(daemon.cli(["on", "swift-porch"]).status == 0, "still running, still answering")
+    }
+
+    @Test func aHungExtensionIsKilledAndRestarted() async throws {
+        let daemon = try DaemonHarness(configuration: configuration())
+        try daemon.start()
+        let hung = daemon.cli(["press", "hang"])
+        #expect(hung.status == 1)
+        #expect(hung.stderr.contains("did not answer within 2s"), "\(hung.stderr)")
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: hung (no answer to a status check either); killing it") })
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was killed by signal 9; restarting in 1s") }, "\(daemon.log)")
+        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })
+        #expect(daemon.cli(["on", "swift-porch"]).status == 0)
+    }
+
+    @Test func garbageAndFloodsGetItRestartedWithoutDisturbingTheDaemon() async throws {
+        let daemon = try DaemonHarness(configuration: configuration())
+        try daemon.start()
+        _ = daemon.cli(["press", "garbage"])
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it wrote 50 lines that are not the line protocol; restarting in 1s") }, "\(daemon.log)")
+        #expect(daemon.log.components(separatedBy: "ignored a line that is not the line protocol: this is not the line protocol").count - 1 == 3, "three are quoted, no more")
+        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })
+        _ = daemon.cli(["press", "flood"])
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded its output (more than 2000 lines in a second)") }, "\(daemon.log)")
+        #expect(daemon.cli(["on", "porch"]).status == 0)
+        #expect(daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 3 }, "\(daemon.log)")
+    }
+}
