@@ -27,10 +27,7 @@ public final class ActionButtonService: Sendable {
         self.chip = chip
         self.center = center
         self.clock = AnyClock(clock)
-        line = try chip.request(settings.gpio.line, GPIOLineConfiguration(
-            .input(edges: .both), activeLow: settings.gpio.activeLow, bias: settings.gpio.bias, debounce: settings.gpio.debounce
-        ))
-        input = try DebouncedInput(line, window: settings.gpio.debounce, clock: clock)
+        (line, input) = try settings.gpio.requestInput(on: chip, clock: clock)
     }
 
     /// Gives the line back.

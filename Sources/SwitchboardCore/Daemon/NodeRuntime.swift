@@ -165,7 +165,7 @@ public final class NodeRuntime: Sendable {
         configuration.controls.filter { $0.device == device || $0.devices.contains(device) }.map(\.kind) + readers.kinds(reading: device)
     }
 
-    /// Runs the center, the auto-off schedule and the watchdog until ``stopServices()``.
+    /// Runs the center, the input watcher, the auto-off schedule and the watchdog until ``stopServices()``.
     public func runServices() async {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
         let valueChanges = hub.valueChanges.subscribe()
@@ -178,6 +178,8 @@ public final class NodeRuntime: Sendable {
                 }
             }
             if let flusher = hub.flusher { group.addTask { await flusher.run() } }
+            // Each debounced change of an input reaches valueChanges, and so its controls.
+            if let inputs = hub.inputWatcher { group.addTask { await inputs.run() } }
             if let bridge { group.addTask { await bridge.run() } }
             for button in self.actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
                 let announcements = button.announcements.subscribe()

@@ -4,9 +4,15 @@ import SwitchboardSupport
 
 /// The node's devices: the GPIO lines it holds and the last known state of devices that live in
 /// other systems. Every output change is saved to the state file before it is reported done, and
-/// put on storage by ``flusher`` within a second.
+/// put on storage by ``flusher`` within a second. Inputs are read from their lines, and each
+/// debounced change of one is announced on ``valueChanges`` by ``inputWatcher``.
 public final class DeviceHub: Sendable {
     struct Output {
+        let settings: DeviceSettings
+        let line: any GPIOLineRequest
+    }
+
+    struct Input {
         let settings: DeviceSettings
         let line: any GPIOLineRequest
     }
@@ -18,23 +24,29 @@ public final class DeviceHub: Sendable {
     }
 
     private let outputs: [String: Output]
+    private let inputs: [String: Input]
     private let settings: [String: DeviceSettings]
     private let stateFile: StateFile?
     /// Puts the state file on storage (run by the node's services).
     public let flusher: CoalescedAction?
+    /// Announces every debounced change of an input device on ``valueChanges`` (run by the node's
+    /// services); nil without input devices.
+    public let inputWatcher: InputWatcher?
     // Invariant: the persisted state and remote values change only under this mutex, and the
     // file is written under it, so saves happen in the order changes do.
     private let state: Locked<State>
     private let clock: AnyClock
-    /// Sends a command to a device living in another system; set once MQTT connects.
     /// The id of each device whose value changed, whoever changed it (a control, auto-off, a
-    /// state message from another system): every control bound to it reloads.
-    public let valueChanges = Broadcast<String>()
+    /// state message from another system, an input's line): every control bound to it reloads.
+    public let valueChanges: Broadcast<String>
+    /// Sends a command to a device living in another system; set once MQTT connects.
     private let remoteCommands = Locked<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
 
     /// Requests every output line with its restored initial value, so nothing glitches, or takes
-    /// it still requested, at its level, from the previous configuration's `handover`. Nothing
-    /// this hub requested stays requested if a request fails; handed-over lines stay with the handover.
+    /// it still requested, at its level, from the previous configuration's `handover`; requests
+    /// every input line with its bias, active-low and debounce (``GPIOSettings/requestInput(on:clock:)``),
+    /// its edges debounced on `clock` until ``inputWatcher`` runs. Nothing this hub requested
+    /// stays requested if a request fails; handed-over lines stay with the handover.
     /// - Throws: ``GPIOError`` naming the device's line.
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip],
@@ -42,6 +54,8 @@ public final class DeviceHub: Sendable {
         clock: some Clock<Duration> = ContinuousClock()
     ) throws {
         var outputs: [String: Output] = [:]
+        var inputs: [String: Input] = [:]
+        var watched: [(id: String, edges: DebouncedInput)] = []
         var persisted = persisted
         var taken: [(GPIOSettings, any GPIOLineRequest)] = []
         do {
@@ -67,12 +81,23 @@ public final class DeviceHub: Sendable {
                 outputs[device.id] = Output(settings: device, line: line)
                 persisted.outputs[device.id] = device.kind == .pulse ? false : level
             }
+            for device in configuration.devices where device.kind == .input {
+                guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
+                let (line, edges) = try gpio.requestInput(on: chip, clock: clock)
+                inputs[device.id] = Input(settings: device, line: line)
+                watched.append((device.id, edges))
+            }
         } catch {
-            // Lines this hub requested are released as `outputs` goes; handed-over lines go back.
+            // Lines this hub requested are released as `outputs` and `inputs` go; handed-over
+            // lines go back.
             for (gpio, line) in taken { handover.giveBack(gpio, line) }
             throw error
         }
         self.outputs = outputs
+        self.inputs = inputs
+        let valueChanges = Broadcast<String>()
+        self.valueChanges = valueChanges
+        self.inputWatcher = watched.isEmpty ? nil : InputWatcher(inputs: watched, changes: valueChanges)
         self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.stateFile = stateFile
         self.flusher = stateFile.map { file in CoalescedAction(clock: clock) { file.flush() } }
@@ -105,17 +130,28 @@ public final class DeviceHub: Sendable {
         }
     }
 
-    /// A device's value now: read from the line for GPIO outputs, the last state message for
+    /// A device's value now: read from the line for GPIO outputs and inputs (the logical value:
+    /// an active-low contact reads true while its line is low), the last state message for
     /// remote devices; nil when not known yet.
     public func value(of id: String) throws -> Bool? {
         if let output = outputs[id] { return try output.line.value() }
+        if let input = inputs[id] { return try input.line.value() }
         return state.withLock { $0.remote[id] }
+    }
+
+    /// Why an input cannot be switched or pulsed, if `id` is one.
+    private func refusingInput(_ id: String) -> ControlError? {
+        guard let settings = settings[id], settings.kind == .input else { return nil }
+        return ControlError(.wrongRequest, detail: "\(settings.name) is an input: it can be read, not switched")
     }
 
     /// Switches an output or a remote device. An output's new value is in the journal before the
     /// line moves: if it cannot be saved (a full or read-only state directory) nothing switches
     /// and the command fails saying so — never a switched output reported as failed.
+    /// - Throws: ``ControlError`` `.wrongRequest` for an input ("Garage Contact is an input: it
+    ///   can be read, not switched"), `.performFailed` when the device could not be switched.
     public func set(_ id: String, to value: Bool) async throws {
+        if let refusal = refusingInput(id) { throw refusal }
         if let output = outputs[id] {
             try state.withLock { state in
                 var next = state.persisted
@@ -149,7 +185,9 @@ public final class DeviceHub: Sendable {
     }
 
     /// Switches a pulse output on for its pulse time, then off.
+    /// - Throws: ``ControlError`` `.wrongRequest` for an input, as ``set(_:to:)``.
     public func pulse(_ id: String) async throws {
+        if let refusal = refusingInput(id) { throw refusal }
         guard let output = outputs[id] else { throw ControlError(.performFailed, detail: "\"\(id)\" is not an output device") }
         try output.line.setValue(true)
         do {
@@ -178,11 +216,17 @@ public final class DeviceHub: Sendable {
     }
 
     /// Releases every line: outputs whose policy is `off` are switched off first; the rest are
-    /// left to the chip. Lines that `next` (a reloaded configuration) drives with the same
+    /// left to the chip. Output lines that `next` (a reloaded configuration) drives with the same
     /// settings are not released but handed over, still requested, at their level.
+    ///
+    /// Input lines are always released, so that `next` can request them again: their edges end
+    /// with ``inputWatcher`` (a request has one stream of edges, and cancelling the services that
+    /// read it ends it for good), and the next hub reads each input anew from its line, so a
+    /// change during the reload shows in its controls.
     @discardableResult
     public func shutdown(handingOverTo next: SwitchboardConfiguration? = nil) -> LineHandover {
         defer { stateFile?.flush() }
+        for input in inputs.values { input.line.release() }
         let kept = Set((next?.devices ?? []).filter(\.isOutput).compactMap { $0.gpio.map(LineHandover.Key.init) })
         var handedOver: [LineHandover.Key: any GPIOLineRequest] = [:]
         for output in outputs.values {
