@@ -105,6 +105,15 @@ struct InputDeviceTests {
         hub.shutdown()
     }
 
+    @Test func swiftControlsReadAnInputThroughTheNodesDeviceService() async throws {
+        let node = try await node()
+        let devices = NodeDeviceService(caller: "a test", allowed: nil) { node }
+        #expect(try await devices.value(of: "contact", for: nil) == false)
+        try chip.drive(Self.contact, high: false)
+        #expect(try await devices.value(of: "contact", for: nil) == true)
+        node.shutdown()
+    }
+
     @Test func aChangeIsAnnouncedOnceWhenItsDebounceWindowHasPassed() async throws {
         let hub = try hub(on: chip)
         let watcher = try #require(hub.inputWatcher)
