@@ -20,4 +20,38 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "sample 0\nwrong-types True\nunknown-keys True\nmissing-fields True\n")
     }
+
+    /// The schema allows what the loader allows of inputs: a toggle showing a pulled-up contact
+    /// passes both, and each key the loader refuses on an input (drive, restore, onShutdown),
+    /// on an output (debounce, a relay's pulse) or on an Action button (drive) the schema refuses
+    /// too. (That a button cannot press an input is a reference: the loader's alone.)
+    @Test func schemaAndLoaderAgreeOnInputs() throws {
+        let valid = NSTemporaryDirectory() + "switchboard-inputs-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: valid) }
+        try InputDeviceTests.configuration.write(toFile: valid, atomically: true, encoding: .utf8)
+        #expect(ConfigurationCorpusTests.problems(valid) == [])
+        let script = """
+        import json, sys, jsonschema
+        validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1] + '/devices.schema.json')))
+        for path in sys.argv[2:]:
+            errors = validator.iter_errors(json.load(open(path)))
+            print(path.split('/')[-1], len(list(errors)))
+            for error in sorted(validator.iter_errors(json.load(open(path))), key=lambda e: ('/'.join(map(str, e.absolute_path)), e.message)):
+                print(' ', '/'.join(map(str, error.absolute_path)) + ':', error.message)
+        """
+        let broken = ConfigurationCorpusTests.corpus.appendingPathComponent("inputs.json").path
+        let result = DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root, valid, broken])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+        \(valid.split(separator: "/").last!) 0
+        inputs.json 6
+          actionButtons/0/gpio: Additional properties are not allowed ('drive' was unexpected)
+          devices/1: False schema does not allow 'last'
+          devices/1/gpio: Additional properties are not allowed ('drive' was unexpected)
+          devices/2: False schema does not allow '1s'
+          devices/2/gpio: Additional properties are not allowed ('debounce' was unexpected)
+          devices/3: False schema does not allow 'off'
+
+        """)
+    }
 }

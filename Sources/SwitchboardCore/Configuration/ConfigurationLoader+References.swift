@@ -46,7 +46,12 @@ extension ConfigurationLoader {
         for button in configuration.actionButtons {
             let index = button.position
             checkGPIO(button.gpio, at: "actionButtons[\(index)].gpio")
-            if !configuration.placements.contains(where: { $0.id == button.placement }) {
+            if let placement = configuration.placements.first(where: { $0.id == button.placement }) {
+                // A toggle showing an input has nothing to perform: holding the button would only fail.
+                if let id = placement.device ?? configuration.control(placement.control)?.device, configuration.device(id)?.kind == .input {
+                    problems.append(ConfigurationProblem("actionButtons[\(index)].placement", "\"\(button.placement)\" shows the input \"\(id)\", which an Action button cannot switch; place a control that drives a relay, pulse or mqtt device"))
+                }
+            } else {
                 problems.append(ConfigurationProblem("actionButtons[\(index)].placement", "\"\(button.placement)\" is not a placement; placements: \(list(configuration.placements.map(\.id)))"))
             }
             for announcer in button.announce {
@@ -95,8 +100,10 @@ extension ConfigurationLoader {
             return
         }
         switch (control.template, device.kind) {
-        case (_, .input):
-            problems.append(ConfigurationProblem(path, "\"\(id)\" is an input; a control drives a relay, pulse or mqtt device"))
+        case (.button, .input):
+            problems.append(ConfigurationProblem(path, "\"\(id)\" is an input, which a button cannot press; bind it to a toggle, which shows its state"))
+        case (.toggle, .input) where control.autoOff != nil:
+            problems.append(ConfigurationProblem(path, "\"\(id)\" is an input, which cannot be switched off; remove \"autoOff\""))
         case (.toggle, .pulse):
             problems.append(ConfigurationProblem(path, "\"\(id)\" is a pulse output; a toggle needs a relay or mqtt device (use a button for pulses)"))
         default:

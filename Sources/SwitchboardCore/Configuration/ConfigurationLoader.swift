@@ -174,8 +174,9 @@ public enum ConfigurationLoader {
             }
         }
         let pulse = kind == .pulse ? (reader.duration("pulse", default: .milliseconds(500), &problems) ?? .milliseconds(500)) : .zero
-        let restore: DeviceSettings.Restore = reader.choice("restore", default: .last, &problems) ?? .last
-        let shutdown: DeviceSettings.Shutdown = reader.choice("onShutdown", default: .keep, &problems) ?? .keep
+        // An input is read, never driven: it has no value to restore and nothing to switch off.
+        let restore: DeviceSettings.Restore = kind == .input ? .off : (reader.choice("restore", default: .last, &problems) ?? .last)
+        let shutdown: DeviceSettings.Shutdown = kind == .input ? .keep : (reader.choice("onShutdown", default: .keep, &problems) ?? .keep)
         reader.finish(&problems)
         guard let kind else { return nil }
         return DeviceSettings(id: id, name: name, kind: kind, gpio: gpio, pulse: pulse, restore: restore, onShutdown: shutdown, mqtt: mqtt)
