@@ -196,7 +196,7 @@ public final class MQTTBridge: Sendable {
         case .presentation(let presentation):
             publishPresentation(presentation)
             await publishConfiguration(of: presentation)
-            await announceIfNew(presentation)
+            await announceIfNewOrChanged(presentation)
         case .removed(let id):
             // The entity goes first, then its state: Home Assistant would otherwise render its
             // template against the empty state once more.
@@ -266,10 +266,19 @@ public final class MQTTBridge: Sendable {
         }
     }
 
-    /// A control placed at runtime (`switchboard add`) gets its entities at once.
-    private func announceIfNew(_ presentation: ControlPresentation) async {
+    /// A control placed at runtime (`switchboard add`) gets its entities at once; an announced
+    /// entity whose configuration changed (a configurable control's switch, named after the device
+    /// it now drives) is announced again. Nothing is sent when nothing changed.
+    private func announceIfNewOrChanged(_ presentation: ControlPresentation) async {
         guard let discovery, let topic = discovery.entityTopic(for: presentation),
-              state.withLock({ $0.announced.map { !$0.contains(topic) } ?? false }) else { return }
+              let announced = state.withLock({ $0.announced }) else { return }
+        guard !announced.contains(topic) else {
+            // The select, if any, depends on nothing that a presentation change can change.
+            if let entity = discovery.messages(for: presentation, devices: []).first, let payload = entity.payload {
+                publishRetained(entity.topic, Array(ControlLineProtocol.encodeLine(payload).utf8))
+            }
+            return
+        }
         let added = await announce(presentation, discovery)
         state.withLock { $0.announced?.formUnion(added) }
         if let announced = state.withLock({ $0.announced }) { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
