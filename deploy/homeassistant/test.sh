@@ -65,8 +65,10 @@ stop_group() { # PID (a process group's leader) SECONDS: TERM, then KILL after S
         sleep 0.1
     done
 }
+# At exit: stop what was started, show the logs if it failed, then the stage times (stages.sh).
 cleanup() {
     local status=$?
+    set +e
     [[ -z $check_pid ]] || stop_group "$check_pid" 10
     [[ -z $hass_pid ]] || stop_group "$hass_pid" 30
     [[ -z $mosquitto_pid ]] || stop_group "$mosquitto_pid" 5
@@ -81,9 +83,10 @@ cleanup() {
         done
     fi
     if [[ ${SWITCHBOARD_HOMEASSISTANT_KEEP:-0} == 1 ]]; then say "kept $hass and $work"; else rm -rf "$hass" "$work"; fi
-    return "$status"
+    (exit "$status")
+    stages_report
 }
-trap 'cleanup; stages_report' EXIT
+trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 broker_port=$(free_port)
