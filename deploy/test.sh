@@ -3,6 +3,7 @@
 # installs the system packages the build and the tests need, builds with warnings as errors,
 # runs the whole suite, then the same suite in the Debian 13 (Trixie) userland with Debian's Swift,
 # libgpiod 2.x and mosquitto 2.0.21 (deploy/debian13/test.sh; skipped on Debian 13 itself), the
+# daemon against a real Home Assistant Core in the Debian 13 root (deploy/homeassistant/test.sh), the
 # hardware-in-the-loop stage (the kernel GPIO tests in a qemu VM with gpio-sim, with both
 # libgpiods; see deploy/hil/test.sh), deploy/install.sh and the systemd unit under systemd in that
 # VM (deploy/hil/systemd-test.sh), the parsers under libFuzzer for a bounded time
@@ -34,6 +35,9 @@ tests_ran "$log" ||
 stage_end
 
 bash deploy/debian13/test.sh
+# This machine's daemon and CLI (built above) against Home Assistant Core from PyPI, run in the
+# Debian 13 root on its Python 3.13 (the venv is cached there after the first run).
+SWITCHBOARD_BIN=$(swift build --show-bin-path) bash deploy/homeassistant/test.sh
 bash deploy/hil/test.sh
 
 # install.sh and the systemd unit, for real: Debian 13 booted with systemd in the VM, a gpio-sim

@@ -57,6 +57,28 @@ struct HomeAssistantEntitiesTests {
         #expect(try await retained(broker)["homeassistant/switch/garage-pi/fan2/config"] == nil)
     }
 
+    @Test func aConfigurableSwitchIsNamedAfterTheDeviceItDrives() async throws {
+        let broker = try MosquittoBroker()
+        let topic = "homeassistant/switch/garage-pi/kitchen/config"
+        let observer = try await MQTTObserver(port: broker.port, filter: topic)
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor(topic) { $0.text?.contains(#""name":"Kitchen Light""#) == true } != nil)
+
+        observer.clear()
+        #expect(daemon.cli(["configure", "kitchen", "--device", "porch"]).status == 0)
+        let renamed = await observer.waitFor(topic) { $0.text?.contains(#""name":"Porch Light""#) == true }
+        #expect(renamed != nil, "announced again, named after the porch light")
+        #expect(try await retained(broker)[topic]?.contains(#""name":"Porch Light""#) == true, "and retained so")
+
+        // A change of value leaves the entity's configuration alone: nothing is announced.
+        observer.clear()
+        #expect(daemon.cli(["on", "kitchen"]).status == 0)
+        #expect(daemon.waitUntil { daemon.log.contains("cli: perform kitchen on") })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(observer.messages.isEmpty, "\(observer.messages.map { $0.text ?? "" })")
+    }
+
     @Test func placementsRemovedWhileDownOrByAReloadLeaveNoGhosts() async throws {
         let broker = try MosquittoBroker()
         let sample = MQTTEndToEndTests().configuration(port: broker.port)

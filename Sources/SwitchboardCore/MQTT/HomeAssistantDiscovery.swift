@@ -31,7 +31,7 @@ public struct HomeAssistantDiscovery: Sendable {
         guard let id = presentation.id, presentation.space == .controlCenter else { return [] }
         let objectID = "\(node)_\(id)"
         var result: [Message] = []
-        let name = JSONValue.string(presentation.title ?? presentation.displayName)
+        let name = JSONValue.string(entityName(for: presentation))
         let component = presentation.template == .button ? "button" : "switch"
         var common: [(key: String, value: JSONValue)] = [
             ("name", name),
@@ -81,6 +81,12 @@ public struct HomeAssistantDiscovery: Sendable {
             result.append(Message(topic: "\(prefix)/select/\(node)/\(id)_device/config", payload: .object(select)))
         }
         return result
+    }
+
+    /// The name of a placed control's switch or button: its title (a configurable control's names
+    /// the device it drives), else its display name.
+    public func entityName(for presentation: ControlPresentation) -> String {
+        presentation.title ?? presentation.displayName
     }
 
     /// ON or OFF from a presentation, and `None` (Home Assistant's unknown) while its value is not

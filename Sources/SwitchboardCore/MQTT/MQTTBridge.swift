@@ -45,6 +45,8 @@ public final class MQTTBridge: Sendable {
         var takeovers = TakeoverDetector()
         /// The discovery topics announced, once the first full announcement has been made.
         var announced: Set<String>?
+        /// The name each placement's switch or button was last announced with, by placement id.
+        var announcedNames: [String: String] = [:]
     }
 
     // Invariant: only touched under the mutex.
@@ -196,13 +198,14 @@ public final class MQTTBridge: Sendable {
         case .presentation(let presentation):
             publishPresentation(presentation)
             await publishConfiguration(of: presentation)
-            await announceIfNew(presentation)
+            await announceIfNewOrChanged(presentation)
         case .removed(let id):
             // The entity goes first, then its state: Home Assistant would otherwise render its
             // template against the empty state once more.
             let removals = discovery?.removals(for: id) ?? []
             for message in removals { publishRetained(message.topic, [], force: true) }
             publishRetained(topics.control(id), [])
+            state.withLock { _ = $0.announcedNames.removeValue(forKey: id) }
             forget(Set(removals.map(\.topic)))
         case .locked(let locked):
             publishLock(locked)
@@ -259,6 +262,9 @@ public final class MQTTBridge: Sendable {
     private func announce(_ presentation: ControlPresentation, _ discovery: HomeAssistantDiscovery) async -> [String] {
         let parameters = (try? await runtime.center.parameters(ofKind: presentation.kind)) ?? []
         let devices = parameters.count == 1 ? parameters[0].options : []
+        if let id = presentation.id, discovery.entityTopic(for: presentation) != nil {
+            state.withLock { $0.announcedNames[id] = discovery.entityName(for: presentation) }
+        }
         return discovery.messages(for: presentation, devices: devices).map { message in
             let payload = message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? []
             publishRetained(message.topic, payload, force: true)
@@ -266,10 +272,24 @@ public final class MQTTBridge: Sendable {
         }
     }
 
-    /// A control placed at runtime (`switchboard add`) gets its entities at once.
-    private func announceIfNew(_ presentation: ControlPresentation) async {
-        guard let discovery, let topic = discovery.entityTopic(for: presentation),
-              state.withLock({ $0.announced.map { !$0.contains(topic) } ?? false }) else { return }
+    /// A control placed at runtime (`switchboard add`) gets its entities at once; an announced
+    /// switch or button whose name changed (a configurable control's, named after the device it
+    /// now drives) is announced again. Other changes (values, status) cost one comparison.
+    private func announceIfNewOrChanged(_ presentation: ControlPresentation) async {
+        guard let discovery, let id = presentation.id, let topic = discovery.entityTopic(for: presentation),
+              let announced = state.withLock({ $0.announced }) else { return }
+        guard !announced.contains(topic) else {
+            let name = discovery.entityName(for: presentation)
+            let renamed = state.withLock { state in
+                defer { state.announcedNames[id] = name }
+                return state.announcedNames[id] != name
+            }
+            // The select, if any, is named after the control, which a presentation change leaves alone.
+            if renamed, let entity = discovery.messages(for: presentation, devices: []).first, let payload = entity.payload {
+                publishRetained(entity.topic, Array(ControlLineProtocol.encodeLine(payload).utf8), force: true)
+            }
+            return
+        }
         let added = await announce(presentation, discovery)
         state.withLock { $0.announced?.formUnion(added) }
         if let announced = state.withLock({ $0.announced }) { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }

@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+"""Checks Switchboard against a running Home Assistant Core, as a Home Assistant user meets it.
+
+Run by deploy/homeassistant/test.sh, which starts Home Assistant (not yet onboarded) and a broker.
+This script onboards the owner, makes a long-lived access token, adds the MQTT integration through
+its config flow, runs a real switchboardd (--simulate) on the repository's sample devices.json and
+a stand-in for Zigbee2MQTT (answering the kitchen light's commands), and checks through Home
+Assistant's REST and websocket APIs and the real switchboard CLI what a Home Assistant user sees
+and does. Standard library only. Exits 1 at the first failed check,
+saying what was expected and what was seen.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from hass_client import HomeAssistant, WebSocket  # noqa: E402
+from mqtt_client import MQTTClient  # noqa: E402
+
+NODE = "garage-pi"
+DEVICE_NAME = NODE
+# The Home Assistant entities of the sample devices.json: its Control Center placements (a switch
+# per toggle, a button per button, and a select for the configurable "kitchen" placement). The
+# Lock Screen ("porch-lock") and Action button ("action") placements have none.
+EXPECTED = {
+    "switch.garage_pi_porch": ("switchboard_garage-pi_porch", "Porch Light"),
+    "switch.garage_pi_fan": ("switchboard_garage-pi_fan", "Attic Fan"),
+    "button.garage_pi_garage": ("switchboard_garage-pi_garage", "Garage Door"),
+    "switch.garage_pi_kitchen": ("switchboard_garage-pi_kitchen", "Kitchen Light"),
+    "select.garage_pi_kitchen_device": ("switchboard_garage-pi_kitchen_device", "Light device"),
+}
+# Warnings Home Assistant logs on this test's setup whatever the integrations do.
+ALLOWED_LOG_LINES = [
+    r"WARNING \(MainThread\) \[homeassistant\.bootstrap\] Skipping pip installation of required modules",
+    r"WARNING \(MainThread\) \[aiohttp_fast_zlib\] zlib_ng and isal are not available",
+]
+
+
+class Failure(Exception):
+    pass
+
+
+def ok(text):
+    print(f"  ok    {text}", flush=True)
+
+
+def expect(condition, description, seen=None):
+    if not condition:
+        raise Failure(description + ("" if seen is None else f"; seen: {seen!r}"))
+    ok(description)
+
+
+def eventually(description, probe, predicate, timeout=10.0, interval=0.1):
+    """Polls probe() until predicate(value) holds; returns the value, or fails with the last one."""
+    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    while True:
+        value = probe()
+        if predicate(value):
+            ok(f"{description} ({time.monotonic() - started:.1f} s)")
+            return value
+        if time.monotonic() > deadline:
+            raise Failure(f"{description}: not within {timeout:.0f} s; last seen: {value!r}")
+        time.sleep(interval)
+
+
+class Daemon:
+    """A real switchboardd with its own configuration, state directory and socket, and the CLI."""
+
+    def __init__(self, bin_dir, work):
+        self.daemon = os.path.join(bin_dir, "switchboardd")
+        self.client = os.path.join(bin_dir, "switchboard")
+        self.config = os.path.join(work, "devices.json")
+        self.state = os.path.join(work, "state")
+        self.socket = os.path.join(work, "switchboard.sock")
+        self.log_path = os.path.join(work, "switchboardd.log")
+        self.process = None
+
+    def start(self):
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [self.daemon, "--simulate", "--config", self.config, "--state-dir", self.state, "--socket", self.socket],
+            stdout=log, stderr=subprocess.STDOUT,
+        )
+        log.close()
+        eventually("switchboardd answers on its socket",
+                   lambda: self.process.poll() is None and subprocess.run(
+                       [self.client, "--socket", self.socket, "status"], capture_output=True).returncode,
+                   lambda status: status == 0)
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        status = self.process.wait(timeout=20)
+        self.process = None
+        expect(status == 0, "switchboardd stops on SIGTERM with status 0", status)
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def cli(self, *arguments):
+        result = subprocess.run([self.client, "--socket", self.socket, *arguments], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise Failure(f"switchboard {' '.join(arguments)} exited {result.returncode}: {result.stderr.strip()}")
+        return result.stdout
+
+    def center(self):
+        """The placed controls' presentations from `switchboard center --json`, by placement id."""
+        return {p["id"]: p for p in json.loads(self.cli("center", "--json"))}
+
+    def log_mark(self):
+        return os.path.getsize(self.log_path)
+
+    def log_since(self, mark):
+        with open(self.log_path, "rb") as log:
+            log.seek(mark)
+            return log.read().decode(errors="replace")
+
+
+class Zigbee2MQTT:
+    """Stands in for Zigbee2MQTT's kitchen light: answers each command on its /set topic with the
+    state it asked for, as the real bridge does once the bulb confirms."""
+
+    def __init__(self, port):
+        self.client = MQTTClient(port, "zigbee2mqtt-stand-in")
+        self.commands = []
+        self.running = True
+        self.client.subscribe("zigbee2mqtt/kitchen_light/set")
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        answered = 0
+        while self.running:
+            message = self.client.message(answered, timeout=0.5)
+            if message is None:
+                continue
+            answered += 1
+            payload = message[1]
+            self.commands.append(payload)
+            try:
+                state = json.loads(payload)["state"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            self.report(state)
+
+    def report(self, state):
+        """The bulb's state, as Zigbee2MQTT publishes it (also when switched at the wall)."""
+        self.client.publish("zigbee2mqtt/kitchen_light", json.dumps({"state": state}))
+
+    def stop(self):
+        self.running = False
+        self.client.close()
+
+
+class Check:
+    def __init__(self, options):
+        self.options = options
+        self.ha = HomeAssistant("127.0.0.1", options.hass_port)
+        self.daemon = Daemon(options.bin, options.work)
+        self.zigbee = None
+        self.version = subprocess.run([self.daemon.client, "--version"], capture_output=True, text=True,
+                                      check=True).stdout.split()[1]
+
+    # Helpers
+
+    def state(self, entity_id):
+        state = self.ha.state(entity_id)
+        return state and state["state"]
+
+    def friendly_name(self, entity_id):
+        state = self.ha.state(entity_id)
+        return state and state["attributes"].get("friendly_name")
+
+    def switchboard_entities(self):
+        """The MQTT platform's entities in Home Assistant's entity registry, by entity id."""
+        return {e["entity_id"]: e for e in self.ha.command("config/entity_registry/list") if e["platform"] == "mqtt"}
+
+    def device(self):
+        devices = [d for d in self.ha.command("config/device_registry/list")
+                   if ["mqtt", f"switchboard_{NODE}"] in d["identifiers"]]
+        return devices[0] if len(devices) == 1 else devices
+
+    def messages_received(self, entity_id, topic):
+        """The payloads Home Assistant's MQTT integration received for an entity on a topic
+        (its debug info: the most recent ones)."""
+        for entity in self.ha.command("mqtt/device/debug_info", device_id=self.device()["id"])["entities"]:
+            if entity["entity_id"] == entity_id:
+                for subscription in entity["subscriptions"]:
+                    if subscription["topic"] == topic:
+                        return [m["payload"] for m in subscription["messages"]]
+        return []
+
+    def log_problems(self):
+        """Lines of home-assistant.log at WARNING or above not in ALLOWED_LOG_LINES, and every line
+        about templates or value_json."""
+        text = pathlib.Path(self.options.hass_log).read_text(errors="replace")
+        problems = []
+        for line in text.splitlines():
+            if re.search(r"Template variable (error|warning)|value_json", line):
+                problems.append(line)
+            elif re.match(r"\S+ \S+ (WARNING|ERROR|CRITICAL) ", line) and not any(
+                    re.search(allowed, line) for allowed in ALLOWED_LOG_LINES):
+                problems.append(line)
+        return problems
+
+    def expect_clean_log(self, when):
+        problems = self.log_problems()
+        expect(not problems, f"home-assistant.log has no warning, error or template error {when}",
+               problems[:5])
+
+    def state_changes(self, entity_ids, action, seconds, then):
+        """The state_changed events of the given entities while action() runs and for `seconds`
+        after, from a websocket subscription; then `then` (entity id, state): an action whose
+        change must arrive, which shows that the subscription sees changes."""
+        ws = WebSocket("127.0.0.1", self.options.hass_port, "/api/websocket")
+        ws.receive()
+        ws.send({"type": "auth", "access_token": self.ha.token})
+        ws.receive()
+        ws.send({"id": 1, "type": "subscribe_events", "event_type": "state_changed"})
+        answer = ws.receive()
+        if not answer.get("success"):
+            raise Failure(f"websocket subscribe_events: {answer}")
+        action()
+        changes = []
+
+        def collect(seconds, until=None):
+            deadline = time.monotonic() + seconds
+            while (remaining := deadline - time.monotonic()) > 0:
+                ws.sock.settimeout(remaining)
+                try:
+                    event = ws.receive()
+                except TimeoutError:
+                    return
+                data = event.get("event", {}).get("data", {})
+                if data.get("entity_id") in entity_ids:
+                    new = data.get("new_state")
+                    changes.append((data["entity_id"], new and new["state"]))
+                    if changes[-1] == until:
+                        return
+
+        try:
+            collect(seconds)
+            window = list(changes)
+            then_action, expected = then
+            then_action()
+            collect(10, until=expected)
+        finally:
+            ws.close()
+        return window, changes[len(window):]
+
+    # Steps
+
+    def set_up_home_assistant(self):
+        print("Home Assistant: onboarding, token, MQTT integration", flush=True)
+        self.ha.wait_for_http(time.monotonic() + 120)
+        self.ha.onboard_owner("Switchboard Test", "owner", "switchboard-test-password")
+        self.ha.connect_websocket()
+        token = self.ha.create_long_lived_token("switchboard test")
+        self.ha.connect_websocket()
+        ok(f"owner onboarded, long-lived access token made ({len(token)} characters), websocket signed in with it")
+        config = eventually("Home Assistant is running", lambda: self.ha.get("/api/config"),
+                            lambda c: c["state"] == "RUNNING", timeout=120, interval=0.5)
+        expect(config["version"] == self.options.hass_version, f"Home Assistant Core is {self.options.hass_version}",
+               config["version"])
+        # Home Assistant's birth message (not retained) makes the daemon announce everything again:
+        # it is awaited before the daemon starts, so that nothing the checks see comes from it.
+        birth = MQTTClient(self.options.broker_port, "switchboard-check-birth")
+        birth.subscribe("homeassistant/status")
+        entry = self.ha.configure_mqtt("127.0.0.1", self.options.broker_port)
+        eventually("the MQTT integration's config entry (made through its config flow) is loaded",
+                   lambda: [e["state"] for e in self.ha.command("config_entries/get", domain="mqtt")],
+                   lambda states: states == ["loaded"])
+        started = time.monotonic()
+        online = birth.wait_for(lambda topic, payload, retained: payload == "online", timeout=120)
+        birth.close()
+        expect(online is not None and entry["title"] == "127.0.0.1",
+               f"Home Assistant is connected to the test broker: its birth message came "
+               f"({time.monotonic() - started:.1f} s)", entry)
+
+    def start(self):
+        print("Discovery: the sample devices.json as Home Assistant entities", flush=True)
+        self.zigbee = Zigbee2MQTT(self.options.broker_port)
+        self.daemon.start()
+        registry = eventually("Home Assistant has exactly the Control Center placements' entities",
+                              self.switchboard_entities, lambda r: set(r) == set(EXPECTED), timeout=20)
+        for entity_id, (unique_id, name) in EXPECTED.items():
+            entry = registry[entity_id]
+            expect((entry["unique_id"], entry["original_name"], entry["has_entity_name"]) == (unique_id, name, True),
+                   f"{entity_id}: unique id {unique_id}, name \"{name}\" under the device's",
+                   (entry["unique_id"], entry["original_name"], entry["has_entity_name"]))
+        device = self.device()
+        expect(isinstance(device, dict) and (device["name"], device["manufacturer"], device["model"], device["sw_version"])
+               == (DEVICE_NAME, "Switchboard", "switchboardd", self.version),
+               f"one device \"{DEVICE_NAME}\", Switchboard switchboardd {self.version}", device)
+        expect({e["device_id"] for e in registry.values()} == {device["id"]}, "every entity belongs to that device")
+        states = eventually("the switches show the daemon's values, the button has never been pressed",
+                            lambda: {e: self.state(e) for e in EXPECTED},
+                            lambda s: s["switch.garage_pi_porch"] == "off" and s["switch.garage_pi_fan"] == "off"
+                            and s["button.garage_pi_garage"] == "unknown"
+                            and s["select.garage_pi_kitchen_device"] == "kitchen")
+        for entity_id, (_, name) in EXPECTED.items():
+            expect(self.friendly_name(entity_id) == f"{DEVICE_NAME} {name}",
+                   f"{entity_id} is called \"{DEVICE_NAME} {name}\"", self.friendly_name(entity_id))
+        select = self.ha.state("select.garage_pi_kitchen_device")
+        # The options are the devices' ids, not their names (see README: not yet).
+        expect(select["attributes"]["options"] == ["porch", "kitchen"], "the select offers the devices porch and kitchen",
+               select["attributes"])
+        triggers = self.ha.command("device_automation/trigger/list", device_id=device["id"])
+        mqtt_triggers = sorted((t["type"], t["subtype"]) for t in triggers if t.get("domain") == "mqtt")
+        expect(mqtt_triggers == [("button_long_press", "button"), ("button_short_press", "button")],
+               "the Action button's short and long press are device triggers", mqtt_triggers)
+        # Unknown, not off: the kitchen light lives in Zigbee2MQTT and has sent no state yet. Home
+        # Assistant shows unknown before any message too, so first see that it got the daemon's.
+        topic = f"switchboard/{NODE}/controls/kitchen"
+        received = eventually("Home Assistant received the kitchen placement's presentation (value not known yet)",
+                              lambda: [json.loads(p) for p in self.messages_received("switch.garage_pi_kitchen", topic)],
+                              lambda messages: any(m.get("stale") for m in messages))
+        expect(states["switch.garage_pi_kitchen"] == "unknown" and self.state("switch.garage_pi_kitchen") == "unknown",
+               "the kitchen light, with no state from Zigbee2MQTT yet, is unknown in Home Assistant, not off",
+               (received[-1], self.state("switch.garage_pi_kitchen")))
+        self.expect_clean_log("after discovery")
+
+    def switches(self):
+        print("Switches: Home Assistant drives the daemon, the CLI shows in Home Assistant", flush=True)
+        self.ha.call("switch", "turn_on", entity_id="switch.garage_pi_porch")
+        eventually("switch.turn_on on the porch light turns the daemon's porch control on (switchboard center --json)",
+                   lambda: self.daemon.center()["porch"]["value"], lambda value: value is True, timeout=5)
+        eventually("and Home Assistant shows it on", lambda: self.state("switch.garage_pi_porch"), lambda s: s == "on", 5)
+        self.ha.call("switch", "turn_off", entity_id="switch.garage_pi_porch")
+        eventually("switch.turn_off turns it off", lambda: self.daemon.center()["porch"]["value"],
+                   lambda value: value is False, timeout=5)
+        self.daemon.cli("on", "porch")
+        eventually("switchboard on porch shows on in Home Assistant", lambda: self.state("switch.garage_pi_porch"),
+                   lambda s: s == "on", 5)
+        self.daemon.cli("off", "porch")
+        eventually("switchboard off porch shows off", lambda: self.state("switch.garage_pi_porch"), lambda s: s == "off", 5)
+        self.daemon.cli("toggle", "fan")
+        eventually("switchboard toggle fan shows the fan on", lambda: self.state("switch.garage_pi_fan"),
+                   lambda s: s == "on", 5)
+        expect(self.daemon.center()["fan"]["status"] == "Off in 10:00", "and its auto-off runs in the daemon",
+               self.daemon.center()["fan"]["status"])
+        self.ha.call("switch", "toggle", entity_id="switch.garage_pi_fan")
+        eventually("switch.toggle in Home Assistant turns the fan off again", lambda: self.daemon.center()["fan"]["value"],
+                   lambda value: value is False, timeout=5)
+
+    def zigbee_light(self):
+        print("A light in Zigbee2MQTT, through the daemon", flush=True)
+        mark = self.daemon.log_mark()
+        started = time.monotonic()
+        self.ha.call("switch", "turn_on", entity_id="switch.garage_pi_kitchen")
+        eventually("switch.turn_on on the kitchen light reaches Zigbee2MQTT as its on payload",
+                   lambda: list(self.zigbee.commands), lambda c: '{"state":"ON"}' in c, timeout=5)
+        eventually("the bulb's confirmation shows the kitchen light on in Home Assistant",
+                   lambda: self.state("switch.garage_pi_kitchen"), lambda s: s == "on", timeout=10)
+        elapsed = time.monotonic() - started
+        log = self.daemon.log_since(mark)
+        expect("mqtt: kitchen ON performed" in log and "failed" not in log,
+               f"the daemon performed it ({elapsed:.2f} s from the service call to Home Assistant showing on)", log)
+        self.zigbee.report("OFF")
+        eventually("switched off at the wall (a state from Zigbee2MQTT), it shows off in Home Assistant",
+                   lambda: self.state("switch.garage_pi_kitchen"), lambda s: s == "off", timeout=5)
+
+    def configurable(self):
+        print("The configurable placement: its select chooses the device", flush=True)
+        self.daemon.cli("on", "porch")
+        self.ha.call("select", "select_option", entity_id="select.garage_pi_kitchen_device", option="porch")
+        eventually("select.select_option porch makes the kitchen placement drive the porch light",
+                   lambda: self.daemon.center()["kitchen"]["title"], lambda t: t == "Porch Light", timeout=5)
+        eventually("the switch shows the porch light's value, the select porch",
+                   lambda: (self.state("switch.garage_pi_kitchen"), self.state("select.garage_pi_kitchen_device")),
+                   lambda s: s == ("on", "porch"), timeout=5)
+        eventually("and the switch is named after the porch light",
+                   lambda: self.friendly_name("switch.garage_pi_kitchen"), lambda n: n == f"{DEVICE_NAME} Porch Light", 5)
+        self.daemon.cli("configure", "kitchen", "--device", "kitchen")
+        eventually("switchboard configure kitchen --device kitchen shows in the select, the name and the value",
+                   lambda: (self.state("select.garage_pi_kitchen_device"), self.friendly_name("switch.garage_pi_kitchen"),
+                            self.state("switch.garage_pi_kitchen")),
+                   lambda s: s == ("kitchen", f"{DEVICE_NAME} Kitchen Light", "off"), timeout=5)
+        self.daemon.cli("off", "porch")
+
+    def garage_door(self):
+        print("The garage-door button (requires authentication)", flush=True)
+        mark = self.daemon.log_mark()
+        self.ha.call("button", "press", entity_id="button.garage_pi_garage")
+        eventually("button.press while Switchboard is unlocked pulses the opener: the daemon shows \"Door moving\"",
+                   lambda: self.daemon.center()["garage"]["status"], lambda s: s == "Door moving", timeout=5)
+        expect("mqtt: garage PRESS performed" in self.daemon.log_since(mark), "and logs it performed",
+               self.daemon.log_since(mark))
+        eventually("the status clears", lambda: self.daemon.center()["garage"]["status"], lambda s: s is None, 10)
+        self.daemon.cli("lock")
+        mark = self.daemon.log_mark()
+        self.ha.call("button", "press", entity_id="button.garage_pi_garage")
+        refusal = "mqtt: garage PRESS refused: control \"garage\" requires authentication: Switchboard is locked"
+        eventually("button.press while Switchboard is locked is refused by the daemon",
+                   lambda: self.daemon.log_since(mark), lambda log: refusal in log, timeout=5)
+        # A press that went ahead would say so once its 500 ms pulse ended.
+        time.sleep(1.5)
+        expect(self.daemon.center()["garage"]["status"] is None and "performed" not in self.daemon.log_since(mark),
+               "and the opener is not pulsed (1.5 s later: no \"Door moving\", nothing performed)",
+               self.daemon.log_since(mark))
+        self.daemon.cli("unlock")
+
+    def placements(self):
+        print("Placements added and removed at runtime", flush=True)
+        self.daemon.cli("add", "fan", "--id", "fan2")
+        eventually("switchboard add fan --id fan2 adds switch.garage_pi_fan2 at once",
+                   lambda: (self.state("switch.garage_pi_fan2"), self.friendly_name("switch.garage_pi_fan2")),
+                   lambda s: s == ("off", f"{DEVICE_NAME} Attic Fan"), timeout=5)
+        for placement, entities in [("fan2", ["switch.garage_pi_fan2"]),
+                                    ("kitchen", ["switch.garage_pi_kitchen", "select.garage_pi_kitchen_device"])]:
+            self.daemon.cli("remove", placement)
+            eventually(f"switchboard remove {placement} removes {' and '.join(entities)} from Home Assistant",
+                       lambda: [e for e in entities if self.ha.state(e) is not None], lambda left: not left, timeout=5)
+            eventually("and from its entity registry (no ghost)",
+                       lambda: [e for e in entities if e in self.switchboard_entities()], lambda left: not left, timeout=5)
+        # Home Assistant would log a template error within moments of an empty state message.
+        time.sleep(1)
+        self.expect_clean_log("after the removals")
+
+    def reload(self):
+        print("A reload that changes nothing", flush=True)
+        entities = set(EXPECTED) - {"switch.garage_pi_kitchen", "select.garage_pi_kitchen_device"}
+        mark = self.daemon.log_mark()
+        changes, after = self.state_changes(entities, lambda: self.daemon.process.send_signal(signal.SIGHUP), 3,
+                                            then=(lambda: self.daemon.cli("on", "porch"), ("switch.garage_pi_porch", "on")))
+        expect("configuration 2 serving" in self.daemon.log_since(mark), "SIGHUP: the daemon serves the reloaded file",
+               self.daemon.log_since(mark))
+        expect(changes == [], "no entity changed state in Home Assistant within 3 s (none went unavailable)", changes)
+        expect(after == [("switch.garage_pi_porch", "on")],
+               "while the same subscription saw switchboard on porch right after", after)
+
+    def availability(self):
+        print("Availability, and a placement removed while the daemon was down", flush=True)
+        expect(self.state("switch.garage_pi_porch") == "on", "the porch light is on", self.state("switch.garage_pi_porch"))
+        self.daemon.stop()
+        remaining = ["switch.garage_pi_porch", "switch.garage_pi_fan", "button.garage_pi_garage"]
+        eventually("stopping the daemon makes its entities unavailable",
+                   lambda: {e: self.state(e) for e in remaining}, lambda s: set(s.values()) == {"unavailable"}, 10)
+        configuration = json.loads(pathlib.Path(self.daemon.config).read_text())
+        configuration["placements"] = [p for p in configuration["placements"] if p["id"] != "fan"]
+        pathlib.Path(self.daemon.config).write_text(json.dumps(configuration, indent=2))
+        self.daemon.start()
+        eventually("started again (without the fan placement), they are available with their states",
+                   lambda: (self.state("switch.garage_pi_porch"), self.state("button.garage_pi_garage")),
+                   lambda s: s[0] == "on" and s[1] not in ("unavailable", None), timeout=10)
+        eventually("the fan placement removed while the daemon was down is gone from Home Assistant",
+                   lambda: (self.ha.state("switch.garage_pi_fan"), "switch.garage_pi_fan" in self.switchboard_entities()),
+                   lambda s: s == (None, False), timeout=10)
+        expect(set(self.switchboard_entities()) == {"switch.garage_pi_porch", "button.garage_pi_garage"},
+               "Home Assistant keeps exactly the porch light's and the garage door's entities",
+               sorted(self.switchboard_entities()))
+        time.sleep(1)
+        self.expect_clean_log("at the end")
+
+    def run(self):
+        try:
+            self.set_up_home_assistant()
+            self.start()
+            self.switches()
+            self.zigbee_light()
+            self.configurable()
+            self.garage_door()
+            self.placements()
+            self.reload()
+            self.availability()
+            self.daemon.stop()
+        finally:
+            self.daemon.kill()
+            if self.zigbee:
+                self.zigbee.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hass-port", type=int, required=True)
+    parser.add_argument("--hass-log", required=True, help="home-assistant.log, as seen from here")
+    parser.add_argument("--hass-version", required=True)
+    parser.add_argument("--broker-port", type=int, required=True)
+    parser.add_argument("--bin", required=True, help="the folder of switchboardd and switchboard")
+    parser.add_argument("--work", required=True, help="a folder for the daemon's configuration and state")
+    parser.add_argument("--sample", required=True, help="the sample devices.json")
+    options = parser.parse_args()
+    # SIGTERM (the test script's cleanup) ends the run through the finally blocks.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    configuration = json.loads(pathlib.Path(options.sample).read_text())
+    configuration.pop("$schema", None)
+    configuration["mqtt"].update(host="127.0.0.1", port=options.broker_port)
+    pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
+
+    try:
+        Check(options).run()
+    except Failure as failure:
+        print(f"  FAIL  {failure}", flush=True)
+        return 1
+    print("switchboard Home Assistant: every check passed", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
