@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "SwitchboardGPIOTests", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
-        .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard"]),
+        .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "home-controls"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
