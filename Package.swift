@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(name: "faulty-extension", dependencies: ["ControlKit"], path: "Tests/Fixtures/FaultyExtension"),
 
         // Benchmarks: `swift run -c release switchboard-bench` (BENCHMARKS.md).
-        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting"]),
+        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting", "faulty-extension"]),
         // The benchmark's floor: a minimal C libmosquitto client answering each command at once.
         .executableTarget(name: "switchboard-bench-floor", dependencies: ["CMosquitto"]),
 

@@ -14,10 +14,15 @@ final class BenchNode: @unchecked Sendable {
     let startup: Duration
     static let base = "switchboard/bench"
 
-    init(controls: Int, remotes: Int = 0, port: Int) throws {
+    convenience init(controls: Int, remotes: Int = 0, port: Int) throws {
+        try self.init(configuration: Self.configuration(controls: controls, remotes: remotes, port: port))
+    }
+
+    /// A node on a devices.json of the benchmark's own.
+    init(configuration: String) throws {
         directory = NSTemporaryDirectory() + "switchboard-bench-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try Self.configuration(controls: controls, remotes: remotes, port: port).write(toFile: directory + "/devices.json", atomically: true, encoding: .utf8)
+        try configuration.write(toFile: directory + "/devices.json", atomically: true, encoding: .utf8)
         let notify = try ReadyListener(path: directory + "/notify.sock")
         let started = ContinuousClock.now
         // SWITCHBOARD_BENCH_DAEMON_WRAPPER runs the daemon under a profiler, e.g.

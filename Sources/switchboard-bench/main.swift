@@ -3,6 +3,7 @@
 //   switchboard-bench gpio-edge-kernel [edges]                         (gpio-sim, in the HIL VM, as root)
 //   swift run -c release switchboard-bench button [presses]
 //   swift run -c release switchboard-bench mqtt [commands] [idle-seconds]
+//   swift run -c release switchboard-bench extension [commands]
 // Each prints a table and one JSON line.
 
 import SwitchboardGPIO
@@ -33,6 +34,13 @@ case "mqtt":
     print("mqtt: mosquitto on loopback, the C floor and a release switchboardd with 100 controls")
     try await benchmarks.run()
     print(benchmarks.jsonLine)
+case "extension":
+    let (direct, hosted) = try await ExtensionBenchmark(commands: number(1, 2_000)).run()
+    let d = Percentiles(direct), e = Percentiles(hosted)
+    print("extension: MQTT command → state round trip of one relay, one in flight, \(direct.count) commands, release switchboardd")
+    print("  devices.json toggle:    p50 \(d(50).microseconds) µs   p90 \(d(90).microseconds) µs   p99 \(d(99).microseconds) µs   max \(d.max.microseconds) µs")
+    print("  extension's Swift toggle: p50 \(e(50).microseconds) µs   p90 \(e(90).microseconds) µs   p99 \(e(99).microseconds) µs   max \(e.max.microseconds) µs")
+    print(#"{"benchmark":"extension","commands":\#(direct.count),"direct_p50_us":\#(d(50).microseconds),"direct_p99_us":\#(d(99).microseconds),"extension_p50_us":\#(e(50).microseconds),"extension_p99_us":\#(e(99).microseconds)}"#)
 default:
-    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds]")
+    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands]")
 }

@@ -28,6 +28,7 @@ struct ExtensionHostingTests {
             { "id": "slow", "control": "test.slow", "space": "controlCenter" },
             { "id": "garbage", "control": "test.garbage", "space": "controlCenter" },
             { "id": "flood", "control": "test.flood", "space": "controlCenter" },
+            { "id": "device-flood", "control": "test.deviceFlood", "space": "controlCenter" },
             { "id": "forbidden", "control": "test.forbidden", "space": "controlCenter" }
           ],
           "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "2s" } ]
@@ -141,8 +142,11 @@ struct ExtensionHostingTests {
         #expect(daemon.log.components(separatedBy: "ignored a line that is not the line protocol: this is not the line protocol").count - 1 == 3, "three are quoted, no more")
         #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })
         _ = daemon.cli(["press", "flood"])
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded its output (more than 2000 lines in a second)") }, "\(daemon.log)")
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded its output (more than 5000 lines in a second it was not asked for)") }, "\(daemon.log)")
         #expect(daemon.cli(["on", "porch"]).status == 0)
         #expect(daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 3 }, "\(daemon.log)")
+        _ = daemon.cli(["press", "device-flood"])
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded the daemon with device calls (more than 256 waiting)") }, "\(daemon.log)")
+        #expect(daemon.cli(["off", "porch"]).status == 0)
     }
 }

@@ -37,8 +37,11 @@ public final class ExtensionHost: Sendable {
     private let stops: AsyncStream<Void>
     private let stop: AsyncStream<Void>.Continuation
 
-    /// Lines a second beyond which an extension counts as flooding.
-    static let floodLimit = 2000
+    /// Lines a second it was not asked for (events, device calls, anything else) beyond which an
+    /// extension counts as flooding; replies to the daemon's own calls never count.
+    static let floodLimit = 5000
+    /// Device calls waiting for their answer beyond which an extension counts as flooding.
+    static let deviceCallLimit = 256
     /// How long a run must last for the next failure to start the backoff afresh.
     static let healthyRun: Duration = .seconds(10)
     /// Lines that are not the line protocol beyond which an extension is restarted.
@@ -158,22 +161,28 @@ public final class ExtensionHost: Sendable {
                 }
                 self.finishFirstListing()
             }
-            var window = clock.now, linesInWindow = 0, garbage = 0
+            var window = clock.now, unasked = 0, garbage = 0
+            let deviceCalls = Locked(0)
             for await read in process.output {
+                let handled: LineHandling
+                if case .line(let line) = read {
+                    if line.isEmpty { continue }
+                    handled = handle(line, from: process, deviceCalls: deviceCalls, in: &group)
+                } else {
+                    handled = .notProtocol("a line longer than 1 MiB")
+                }
+                if handled == .answer { continue }
                 let now = clock.now
-                if window.duration(to: now) >= .seconds(1) { window = now; linesInWindow = 0 }
-                linesInWindow += 1
-                if linesInWindow > Self.floodLimit {
-                    killed = "flooded its output (more than \(Self.floodLimit) lines in a second)"
+                if window.duration(to: now) >= .seconds(1) { window = now; unasked = 0 }
+                unasked += 1
+                if unasked > Self.floodLimit || handled == .tooManyDeviceCalls {
+                    killed = handled == .tooManyDeviceCalls
+                        ? "flooded the daemon with device calls (more than \(Self.deviceCallLimit) waiting)"
+                        : "flooded its output (more than \(Self.floodLimit) lines in a second it was not asked for)"
                     process.killNow()
                     break
                 }
-                guard case .line(let line) = read else {
-                    garbage += 1
-                    continue
-                }
-                if line.isEmpty { continue }
-                if !handle(line, from: process, in: &group) {
+                if case .notProtocol(let line) = handled {
                     garbage += 1
                     if garbage <= 3 { log(.warning, "extension \(settings.id): ignored a line that is not the line protocol: \(line.prefix(120))") }
                     if garbage >= Self.garbageLimit {
@@ -195,28 +204,49 @@ public final class ExtensionHost: Sendable {
         return killed.map { "was stopped: it \($0)" } ?? ended
     }
 
-    /// Handles one line from the extension; false if it is not the line protocol.
-    private func handle(_ line: Substring, from process: ExtensionProcess, in group: inout DiscardingTaskGroup) -> Bool {
+    /// What a line from the extension was.
+    enum LineHandling: Equatable {
+        /// A reply to one of the daemon's calls.
+        case answer
+        /// Something the extension sent of its own accord: a device call, an event.
+        case unasked
+        /// A device call beyond ``ExtensionHost/deviceCallLimit`` waiting.
+        case tooManyDeviceCalls
+        /// Not the line protocol (the line, to quote).
+        case notProtocol(Substring)
+    }
+
+    /// Handles one line from the extension.
+    private func handle(_ line: Substring, from process: ExtensionProcess, deviceCalls: Locked<Int>, in group: inout DiscardingTaskGroup) -> LineHandling {
         switch ControlLineProtocol.kind(of: line) {
         case .reply:
-            guard let reply = ControlLineProtocol.decode(ControlReply.self, from: line), let call = reply.call else { return false }
+            guard let reply = ControlLineProtocol.decode(ControlReply.self, from: line), let call = reply.call else { return .notProtocol(line) }
             state.withLock { $0.pending.removeValue(forKey: call) }?.resume(returning: reply)
+            return .answer
         case .deviceRequest:
-            guard let request = ControlLineProtocol.decode(DeviceRequest.self, from: line) else { return false }
+            guard let request = ControlLineProtocol.decode(DeviceRequest.self, from: line) else { return .notProtocol(line) }
+            let admitted = deviceCalls.withLock { count -> Bool in
+                guard count < Self.deviceCallLimit else { return false }
+                count += 1
+                return true
+            }
+            guard admitted else { return .tooManyDeviceCalls }
             group.addTask {
                 let answer = await self.answer(request)
+                deviceCalls.withLock { $0 -= 1 }
                 if await !process.input.write(ControlLineProtocol.encodeLine(answer)) { process.killNow() }
             }
+            return .unasked
         case .event:
-            guard let event = ControlLineProtocol.decode(ControlLineProtocol.Event.self, from: line) else { return false }
+            guard let event = ControlLineProtocol.decode(ControlLineProtocol.Event.self, from: line) else { return .notProtocol(line) }
             if event.event == "reload" {
                 let own = kinds
                 reload(event.kind.map { own.contains($0) ? [$0] : [] } ?? own)
             }
+            return .unasked
         case .command, .deviceAnswer:
-            return false
+            return .notProtocol(line)
         }
-        return true
     }
 
     /// Carries out a device call for the extension.

@@ -38,10 +38,10 @@ struct PorchToggle: ControlWidget {
 
 /// What a misbehaving button does when pressed.
 enum Misdeed: String, AppEnum {
-    case crash, hang, slow, garbage, flood, forbidden
+    case crash, hang, slow, garbage, flood, deviceFlood, forbidden
     static let typeDisplayRepresentation: TypeDisplayRepresentation = "Misdeed"
     static let caseDisplayRepresentations: [Misdeed: DisplayRepresentation] = [
-        .crash: "Crash", .hang: "Hang", .slow: "Slow", .garbage: "Garbage", .flood: "Flood", .forbidden: "Forbidden",
+        .crash: "Crash", .hang: "Hang", .slow: "Slow", .garbage: "Garbage", .flood: "Flood", .deviceFlood: "Device Flood", .forbidden: "Forbidden",
     ]
 }
 
@@ -63,7 +63,10 @@ struct Misbehave: AppIntent {
         case .garbage:
             for _ in 0..<60 { emit("this is not the line protocol") }
         case .flood:
-            for _ in 0..<5000 { emit(#"{"event":"noise"}"#) }
+            for _ in 0..<20_000 { emit(#"{"event":"noise"}"#) }
+        case .deviceFlood:
+            // Device calls it never waits for, far more than a daemon answers at once.
+            for call in 1_000_000..<1_001_000 { emit(#"{"device":"set","id":"porch","value":true,"call":\#(call)}"#) }
         case .forbidden:
             try await Relay.garage.set(true)
         }
@@ -97,6 +100,7 @@ struct HangButton: MisbehavingButton { static let misdeed = Misdeed.hang }
 struct SlowButton: MisbehavingButton { static let misdeed = Misdeed.slow }
 struct GarbageButton: MisbehavingButton { static let misdeed = Misdeed.garbage }
 struct FloodButton: MisbehavingButton { static let misdeed = Misdeed.flood }
+struct DeviceFloodButton: MisbehavingButton { static let misdeed = Misdeed.deviceFlood }
 struct ForbiddenButton: MisbehavingButton { static let misdeed = Misdeed.forbidden }
 
 @main
@@ -108,6 +112,7 @@ struct FaultyExtension: WidgetBundle {
         SlowButton()
         GarbageButton()
         FloodButton()
+        DeviceFloodButton()
         ForbiddenButton()
     }
 }
