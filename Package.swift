@@ -14,6 +14,9 @@ let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "ControlKit", targets: ["ControlKit"]),
+        // The daemon's core, for programs that embed a Swift bundle in the daemon
+        // (`SwitchboardDaemon.main(bundle:)`) and for packages that build on it.
+        .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
         .executable(name: "switchboardd", targets: ["switchboardd"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
         .library(name: "SwitchboardGPIO", targets: ["SwitchboardGPIO"]),
