@@ -242,4 +242,22 @@ struct HomeControlsExampleTests {
         #expect(home.calls.contains(.value("sprinkler", kind: SprinklerToggle.kind)))
         #expect(!home.calls.contains { if case .value("garage-closed", _) = $0 { true } else { false } })
     }
+
+    @Test func placedWhileTheHubIsUnreachableIsRetriedUntilItAnswers() async throws {
+        home.set("porch", to: true)
+        home.setUnreachable("the lighting hub is unreachable")
+        let placed = try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "porch")
+        #expect(placed.stale)
+        try await withRunningService({ await center.run() }) {
+            var changes = ChangeRecorder(center)
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(1))])
+            home.setUnreachable(nil)
+            clock.advance(by: .seconds(1))
+            let recovered = try #require(await changes.nextPresentation())
+            #expect(!recovered.stale)
+            #expect(recovered.value == true)
+            #expect(recovered.valueText == "On")
+        }
+    }
 }
