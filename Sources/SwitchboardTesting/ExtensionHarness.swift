@@ -6,7 +6,7 @@ import SwitchboardSupport
 /// events come from its standard output, and every ``DeviceRequest`` it makes is answered by a
 /// ``DeviceService`` (an ``InMemoryDevices`` home), so its ``Relay``, ``Pulse`` and ``Input``
 /// calls work. Both streams are FIFOs in a temporary folder; standard error goes to a file.
-public final class ExtensionProcess: @unchecked Sendable {
+public final class ExtensionHarness: @unchecked Sendable {
     // Invariant: used by one test at a time; `lines`, `input` and `nextCall` are touched only by
     // its calls, one at a time.
     private let process: ChildProcess
@@ -77,7 +77,7 @@ public final class ExtensionProcess: @unchecked Sendable {
             case .deviceRequest:
                 guard let request = ControlLineProtocol.decode(DeviceRequest.self, from: text) else { throw HarnessError("not a device request: \(text)") }
                 deviceRequests.append(request)
-                try write(ControlLineProtocol.encodeLine(await answer(request)))
+                try write(ControlLineProtocol.encodeLine(await devices.answer(request, for: request.kind)))
             case .event:
                 events.append(String(text))
             case .reply:
@@ -97,28 +97,6 @@ public final class ExtensionProcess: @unchecked Sendable {
         input = -1
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(returning: self.process.wait()) }
-        }
-    }
-
-    /// The daemon's side of a device request: the service's answer, or its error.
-    private func answer(_ request: DeviceRequest) async -> DeviceAnswer {
-        let id = request.id ?? ""
-        do {
-            switch request.device {
-            case .devices:
-                return DeviceAnswer(answer: request.call, devices: try await devices.devices())
-            case .value:
-                return DeviceAnswer(answer: request.call, value: try await devices.value(of: id, for: request.kind))
-            case .set:
-                guard let value = request.value else { throw DeviceError(.failed, "a set request needs a value") }
-                try await devices.setValue(value, of: id, for: request.kind)
-                return DeviceAnswer(answer: request.call)
-            case .pulse:
-                try await devices.pulse(id, for: request.kind)
-                return DeviceAnswer(answer: request.call)
-            }
-        } catch {
-            return DeviceAnswer(answer: request.call, ok: false, error: error as? DeviceError ?? DeviceError(.failed, String(describing: error)))
         }
     }
 
