@@ -14,6 +14,9 @@ let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "ControlKit", targets: ["ControlKit"]),
+        // The daemon's core, for programs that embed a Swift bundle in the daemon
+        // (`SwitchboardDaemon.main(bundle:)`) and for packages that build on it.
+        .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
         .executable(name: "switchboardd", targets: ["switchboardd"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
         .library(name: "SwitchboardGPIO", targets: ["SwitchboardGPIO"]),
@@ -53,6 +56,9 @@ let package = Package(
         .target(name: "HomeControlsExample", dependencies: ["ControlKit"], path: "Examples/HomeControls"),
         // The example bundle as a control extension: an executable whose `@main` is the bundle.
         .executableTarget(name: "home-controls", dependencies: ["ControlKit", "HomeControlsExample"], path: "Examples/HomeControlsExtension"),
+        // README's ControlKit example, verbatim: its bundle embedded in the daemon
+        // (`SwitchboardDaemon.main(bundle:)`), switching devices.json's relay "porch".
+        .executableTarget(name: "porch-daemon", dependencies: ["ControlKit", "SwitchboardCore"], path: "Examples/PorchDaemon"),
         // Apple's own sample code from the seeds, verbatim but for its imports, in Swift 5 mode.
         .target(
             name: "SeedSamples",
@@ -83,7 +89,7 @@ let package = Package(
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "home-controls"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "home-controls", "porch-daemon"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

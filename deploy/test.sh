@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every Switchboard test on Debian or Raspberry Pi OS with the Swift toolchain:
 # installs the system packages the build and the tests need, builds with warnings as errors,
-# runs the whole suite, then the same suite in the Debian 13 (Trixie) userland with Debian's Swift,
+# builds README's ControlKit example as a package of its own (Tests/Packages/ReadmeExample), runs
+# the whole suite, then the same suite in the Debian 13 (Trixie) userland with Debian's Swift,
 # libgpiod 2.x and mosquitto 2.0.21 (deploy/debian13/test.sh; skipped on Debian 13 itself), the
 # daemon against a real Home Assistant Core in the Debian 13 root (deploy/homeassistant/test.sh), the
 # hardware-in-the-loop stage (the kernel GPIO tests in a qemu VM with gpio-sim, with both
@@ -24,6 +25,11 @@ bash deploy/lib/versions.sh
 
 stage "build (this machine)"
 swift build --build-tests -Xswiftc -warnings-as-errors
+
+# README's ControlKit example as a package of its own that depends on Switchboard by path, built
+# as someone using Switchboard would build it; its own scratch folder keeps a rerun incremental.
+stage "README example package"
+swift build --package-path Tests/Packages/ReadmeExample --scratch-path "$PWD/.build/readme-example" -Xswiftc -warnings-as-errors
 
 stage "suite (this machine)"
 log=$(mktemp)

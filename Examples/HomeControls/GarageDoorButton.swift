@@ -1,5 +1,10 @@
 import ControlKit
 
+extension Pulse {
+    /// The garage-door opener: devices.json's `garage`, a pulse output.
+    static let garage = Pulse("garage")
+}
+
 /// Pulses the garage-door opener. Opening a door into the house needs Switchboard unlocked.
 public struct PressGarageDoorIntent: AppIntent {
     public static let title: LocalizedStringResource = "Garage Door"
@@ -7,7 +12,7 @@ public struct PressGarageDoorIntent: AppIntent {
     public init() {}
 
     public func perform() async throws -> some IntentResult {
-        HomeModel.shared.pressGarageDoor()
+        try await Pulse.garage.press()
         return .result(dialog: "Garage door moving")
     }
 }

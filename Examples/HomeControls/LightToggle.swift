@@ -1,23 +1,34 @@
 import ControlKit
 
-/// A light people can choose for a ``LightToggle``.
+/// A light people can choose for a ``LightToggle``: a device of the board.
 public struct LightEntity: AppEntity {
     public static let typeDisplayRepresentation: TypeDisplayRepresentation = "Light"
     public static let defaultQuery = LightQuery()
 
+    /// The device's id in devices.json.
     public let id: String
+    /// The device's name in devices.json.
     public let name: String
 
     public var displayRepresentation: DisplayRepresentation { DisplayRepresentation(title: "\(name)") }
 }
 
-/// Finds the home's lights.
+/// Finds the lights: every device of the board that switches on and off, a relay or a device of
+/// another system (a Zigbee bulb, a smart plug), in devices.json's order. The board cannot tell a
+/// lamp's relay from a pump's, so the sprinkler's relay is a choice too; pulse outputs and inputs
+/// are not.
 public struct LightQuery: EntityQuery {
     public init() {}
+
     public func entities(for identifiers: [String]) async throws -> [LightEntity] {
-        HomeModel.lights.filter { identifiers.contains($0.id) }
+        try await suggestedEntities().filter { identifiers.contains($0.id) }
     }
-    public func suggestedEntities() async throws -> [LightEntity] { HomeModel.lights }
+
+    public func suggestedEntities() async throws -> [LightEntity] {
+        try await DeviceCenter.shared.devices()
+            .filter { $0.kind == .relay || $0.kind == .mqtt }
+            .map { LightEntity(id: $0.id, name: $0.name) }
+    }
 }
 
 /// Chooses which light a ``LightToggle`` switches.
@@ -37,7 +48,7 @@ public struct SetLightIntent: SetValueIntent {
     public init(light: LightEntity) { self.light = light }
 
     public func perform() async throws -> some IntentResult {
-        try HomeModel.shared.setLight(light.id, on: value)
+        try await Relay(light.id).set(value)
         return .result()
     }
 }
@@ -48,14 +59,14 @@ public struct LightState: Sendable {
     public var isOn: Bool
 }
 
-/// Reads the configured light's state from the home.
+/// Reads the configured light's state from its device.
 public struct LightValueProvider: AppIntentControlValueProvider {
     public func previewValue(configuration: SelectLightIntent) -> LightState {
         LightState(light: configuration.light, isOn: false)
     }
 
     public func currentValue(configuration: SelectLightIntent) async throws -> LightState {
-        LightState(light: configuration.light, isOn: try HomeModel.shared.isLightOn(configuration.light.id))
+        LightState(light: configuration.light, isOn: try await Relay(configuration.light.id).isOn())
     }
 }
 

@@ -1,5 +1,10 @@
 import ControlKit
 
+extension Relay {
+    /// The garden sprinkler's valve: devices.json's `sprinkler`, a relay.
+    static let sprinkler = Relay("sprinkler")
+}
+
 /// Starts or stops the garden sprinkler.
 public struct ToggleSprinklerIntent: SetValueIntent {
     public static let title: LocalizedStringResource = "Sprinkler"
@@ -7,15 +12,15 @@ public struct ToggleSprinklerIntent: SetValueIntent {
     public init() {}
 
     public func perform() async throws -> some IntentResult {
-        HomeModel.shared.setSprinkler(running: value)
+        try await Relay.sprinkler.set(value)
         return .result()
     }
 }
 
-/// Reads whether the sprinkler runs.
+/// Reads whether the sprinkler runs: whether its valve's relay is on.
 public struct SprinklerValueProvider: ControlValueProvider {
     public let previewValue = false
-    public func currentValue() async throws -> Bool { HomeModel.shared.isSprinklerRunning }
+    public func currentValue() async throws -> Bool { try await Relay.sprinkler.isOn() }
 }
 
 /// A timer-style toggle: custom value text ("Watering"/"Idle"), custom hints ("Hold to Water",

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Runs the real `switchboardd` binary on a devices.json, with simulated GPIO or the machine's
-/// chips, in a fresh temporary folder, and the real `switchboard` CLI against it.
+/// Runs the real `switchboardd` binary (or another built daemon: a program embedding a bundle) on
+/// a devices.json, with simulated GPIO or the machine's chips, in a fresh temporary folder, and the
+/// real `switchboard` CLI against it.
 public final class DaemonHarness: @unchecked Sendable {
     // Invariant: used from one test at a time; the process handle is only touched by its methods.
     public let directory: String
@@ -11,11 +12,16 @@ public final class DaemonHarness: @unchecked Sendable {
     public let logPath: String
     /// Whether the daemon runs with `--simulate` or on the machine's GPIO chips.
     public let simulatedGPIO: Bool
+    /// The built executable that runs as the daemon.
+    public let program: String
     private var process: ChildProcess?
 
     /// Prepares a folder with `configuration` as its devices.json.
-    public init(configuration: String, simulatedGPIO: Bool = true) throws {
+    /// - Parameter program: the built executable to run: `switchboardd`, or a program that embeds
+    ///   a bundle with `SwitchboardDaemon.main(bundle:)` and so takes the same options.
+    public init(configuration: String, simulatedGPIO: Bool = true, program: String = "switchboardd") throws {
         self.simulatedGPIO = simulatedGPIO
+        self.program = program
         directory = NSTemporaryDirectory() + "switchboard-test-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         configPath = directory + "/devices.json"
@@ -34,7 +40,7 @@ public final class DaemonHarness: @unchecked Sendable {
     /// - Parameter wrapper: a command the daemon runs under, such as `["/usr/bin/prlimit", "--nofile=48"]`.
     public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:], wrapper: [String] = []) throws {
         let arguments = ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath] + (simulatedGPIO ? ["--simulate"] : [])
-        let daemon = BuiltProducts.path(of: "switchboardd")
+        let daemon = BuiltProducts.path(of: program)
         let process = try ChildProcess(
             wrapper.first ?? daemon, wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [daemon] + arguments,
             logPath: logPath, environment: environment
@@ -42,11 +48,11 @@ public final class DaemonHarness: @unchecked Sendable {
         self.process = process
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if !process.isRunning { throw HarnessError("switchboardd exited with \(process.exitStatus ?? -1):\n\(self.log)") }
+            if !process.isRunning { throw HarnessError("\(program) exited with \(process.exitStatus ?? -1):\n\(self.log)") }
             if cli(["status"]).status == 0 { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw HarnessError("switchboardd did not answer within \(timeout):\n\(self.log)")
+        throw HarnessError("\(program) did not answer within \(timeout):\n\(self.log)")
     }
 
     /// Sends a signal and, for SIGTERM, SIGINT or SIGKILL, waits for the exit status.

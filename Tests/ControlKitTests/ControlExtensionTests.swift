@@ -4,7 +4,7 @@ import SwitchboardTesting
 import Testing
 
 /// The example bundle's `@main` executable serves the line protocol on its standard streams.
-@Suite struct ControlExtensionTests {
+@Suite(.timeLimit(.minutes(1))) struct ControlExtensionTests {
     /// Runs the extension with the given input lines and returns its output lines.
     private func run(_ arguments: [String] = [], input lines: [String]) throws -> [String] {
         let result = ChildProcess.run(BuiltProducts.path(of: "home-controls"), arguments, input: lines.map { $0 + "\n" }.joined())
@@ -19,26 +19,45 @@ import Testing
         #expect(reply.gallery?.map(\.displayName) == ["Light", "Garage Door", "Sprinkler"])
     }
 
-    @Test func placesAndPerformsOverStandardInput() throws {
-        let lines = try run(input: [
-            #"{"op":"place","kind":"com.switchboard.example.Light","id":"porch","configuration":{"light":"porch"}}"#,
-            #"{"op":"perform","id":"porch","request":"on"}"#,
-            #"{"op":"lock"}"#,
-            #"{"op":"place","kind":"com.switchboard.example.GarageDoor","id":"garage"}"#,
-            #"{"op":"perform","id":"garage","request":"press"}"#,
-            #"{"op":"perform","id":"garage","request":"press","authenticated":true}"#,
-            "not json",
+    @Test func placesAndPerformsOverStandardInputOnTheDaemonsDevices() async throws {
+        let home = InMemoryDevices([
+            DeviceDescription(id: "porch", name: "Porch Light", kind: .relay),
+            DeviceDescription(id: "garage", name: "Garage Door", kind: .pulse),
+            DeviceDescription(id: "sprinkler", name: "Sprinkler", kind: .relay),
         ])
-        let replies = try lines.filter { $0.hasPrefix(#"{"#) && !$0.contains(#""event":"#) }
-            .map { try JSONDecoder().decode(ControlReply.self, from: Data($0.utf8)) }
-        #expect(replies.count == 7)
-        #expect(replies[0].presentation?.valueText == "Off")
-        #expect(replies[1].presentation?.valueText == "On")
-        #expect(replies[1].presentation?.actionHint == "Hold to Turn Off Porch Light")
-        #expect(replies[2].locked == true)
-        #expect(replies[4].error?.code == "authenticationRequired")
-        #expect(replies[5].ok && replies[5].dialog == "Garage door moving")
-        #expect(replies[6].error?.code == "badCommand")
-        #expect(lines.contains { $0.contains(#""event":"locked""#) })
+        let extensionHarness = try ExtensionHarness(BuiltProducts.path(of: "home-controls"), devices: home)
+        let placed = try await extensionHarness.send(#"{"op":"place","kind":"com.switchboard.example.Light","id":"porch","configuration":{"light":"porch"}}"#)
+        #expect(placed.presentation?.valueText == "Off")
+        let performed = try await extensionHarness.send(#"{"op":"perform","id":"porch","request":"on"}"#)
+        #expect(performed.presentation?.valueText == "On")
+        #expect(performed.presentation?.actionHint == "Hold to Turn Off Porch Light")
+        #expect(home.value("porch") == true)
+        #expect(try await extensionHarness.send(#"{"op":"lock"}"#).locked == true)
+        #expect(try await extensionHarness.send(#"{"op":"place","kind":"com.switchboard.example.GarageDoor","id":"garage"}"#).ok)
+        let refused = try await extensionHarness.send(#"{"op":"perform","id":"garage","request":"press"}"#)
+        #expect(refused.error?.code == "authenticationRequired")
+        #expect(home.presses(of: "garage") == 0)
+        let pressed = try await extensionHarness.send(#"{"op":"perform","id":"garage","request":"press","authenticated":true}"#)
+        #expect(pressed.ok && pressed.dialog == "Garage door moving")
+        #expect(home.presses(of: "garage") == 1)
+        #expect(try await extensionHarness.send("not json").error?.code == "badCommand")
+        #expect(await extensionHarness.finish() == 0)
+        #expect(extensionHarness.events.contains { $0.contains(#""event":"locked""#) })
+        // The light was chosen among the daemon's devices, read and set for its kind.
+        let light = "com.switchboard.example.Light"
+        #expect(extensionHarness.deviceRequests.contains { $0.device == .devices })
+        #expect(extensionHarness.deviceRequests.contains { $0.device == .value && $0.id == "porch" && $0.kind == light })
+        #expect(extensionHarness.deviceRequests.contains { $0.device == .set && $0.id == "porch" && $0.value == true && $0.kind == light })
+        #expect(home.calls.contains(.pulse("garage", kind: "com.switchboard.example.GarageDoor")))
+    }
+
+    @Test func aDeviceTheDaemonRefusesFailsThePerform() async throws {
+        let home = InMemoryDevices([DeviceDescription(id: "garage", name: "Garage Door", kind: .relay)])
+        let extensionHarness = try ExtensionHarness(BuiltProducts.path(of: "home-controls"), devices: home)
+        #expect(try await extensionHarness.send(#"{"op":"place","kind":"com.switchboard.example.GarageDoor","id":"garage"}"#).ok)
+        let failed = try await extensionHarness.send(#"{"op":"perform","id":"garage","request":"press","authenticated":true}"#)
+        #expect(failed.error?.code == "performFailed")
+        #expect(failed.error?.message.hasSuffix(#"Garage Door ("garage") is a relay: use Relay("…").set(_:) or isOn()"#) == true, "\(String(describing: failed.error))")
+        #expect(await extensionHarness.finish() == 0)
     }
 }

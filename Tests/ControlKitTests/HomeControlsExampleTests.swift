@@ -3,15 +3,27 @@ import HomeControlsExample
 import SwitchboardTesting
 import Testing
 
-/// The team's example bundle run through a control center: exact presentations per space and
-/// size, the gallery, reloads after perform, and a provider failure then recovery.
+/// The team's example bundle run through a control center on an in-memory home: exact
+/// presentations per space and size, the gallery, reloads after perform, device calls and their
+/// failures, and a provider failure then recovery.
+///
+/// The example's controls use `DeviceCenter.shared`, the process's: each test connects a fresh
+/// home to it, and the suite is serialized so that no two tests share one.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct HomeControlsExampleTests {
     let clock = ManualClock()
     let center: ControlCenter
+    let home = InMemoryDevices([
+        DeviceDescription(id: "porch", name: "Porch Light", kind: .relay),
+        DeviceDescription(id: "kitchen", name: "Kitchen Light", kind: .mqtt),
+        DeviceDescription(id: "hall", name: "Hall Light", kind: .relay),
+        DeviceDescription(id: "garage", name: "Garage Door", kind: .pulse),
+        DeviceDescription(id: "garage-closed", name: "Garage Closed", kind: .input),
+        DeviceDescription(id: "sprinkler", name: "Sprinkler", kind: .relay),
+    ], values: ["kitchen": false])
 
     init() async throws {
-        HomeModel.shared.reset()
+        home.connect(to: .shared)
         center = ControlCenter(clock: clock, statusDuration: .seconds(3), retry: Backoff(initial: .seconds(1), maximum: .seconds(8)))
         try await center.register(HomeControlsBundle.self)
     }
@@ -28,6 +40,7 @@ struct HomeControlsExampleTests {
             ParameterOption(id: "porch", title: "Porch Light"),
             ParameterOption(id: "kitchen", title: "Kitchen Light"),
             ParameterOption(id: "hall", title: "Hall Light"),
+            ParameterOption(id: "sprinkler", title: "Sprinkler"),
         ])])
         #expect(light.presentation.needsConfiguration)
 
@@ -44,7 +57,7 @@ struct HomeControlsExampleTests {
     }
 
     @Test func lightPresentationsPerSpaceAndSize() async throws {
-        try HomeModel.shared.setLight("porch", on: true)
+        home.set("porch", to: true)
         let medium = try await center.place(kind: LightToggle.kind, in: .controlCenter, size: .medium, configuration: ["light": "porch"], id: "porch-medium")
         #expect(medium == ControlPresentation(
             id: "porch-medium", kind: LightToggle.kind, template: .toggle, space: .controlCenter, size: .medium,
@@ -80,19 +93,23 @@ struct HomeControlsExampleTests {
     }
 
     @Test func invalidConfigurationIsRefusedWithTheChoices() async throws {
-        await #expect(throws: ControlError(.invalidConfiguration, kind: LightToggle.kind, detail: "light: \"attic\" is not one of porch, kitchen, hall")) {
+        await #expect(throws: ControlError(.invalidConfiguration, kind: LightToggle.kind, detail: "light: \"attic\" is not one of porch, kitchen, hall, sprinkler")) {
             try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "attic"])
         }
         #expect(await center.placements.isEmpty)
-        let error = ControlError(.invalidConfiguration, kind: LightToggle.kind, detail: "light: \"attic\" is not one of porch, kitchen, hall")
-        #expect(error.description == "control kind \"com.switchboard.example.Light\": invalid configuration: light: \"attic\" is not one of porch, kitchen, hall")
+        await #expect(throws: ControlError(.invalidConfiguration, kind: LightToggle.kind, detail: "light: \"garage\" is not one of porch, kitchen, hall, sprinkler")) {
+            try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "garage"])
+        }
+        let error = ControlError(.invalidConfiguration, kind: LightToggle.kind, detail: "light: \"attic\" is not one of porch, kitchen, hall, sprinkler")
+        #expect(error.description == "control kind \"com.switchboard.example.Light\": invalid configuration: light: \"attic\" is not one of porch, kitchen, hall, sprinkler")
     }
 
     @Test func performReloadsOnlyAfterPerformReturns() async throws {
         try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "porch")
         var changes = ChangeRecorder(center)
         let outcome = try await center.perform("porch", .toggle)
-        #expect(try HomeModel.shared.isLightOn("porch"))
+        #expect(home.value("porch") == true)
+        #expect(home.calls.filter { if case .set = $0 { true } else { false } } == [.set("porch", true, kind: LightToggle.kind)])
         #expect(outcome.presentation.value == true)
         #expect(outcome.presentation.actionHint == "Hold to Turn Off Porch Light")
         let change = try #require(await changes.nextPresentation())
@@ -103,8 +120,8 @@ struct HomeControlsExampleTests {
         try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "a")
         try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "kitchen"], id: "b")
         _ = try await center.perform("b", .setValue(true))
-        #expect(try !HomeModel.shared.isLightOn("porch"))
-        #expect(try HomeModel.shared.isLightOn("kitchen"))
+        #expect(home.value("porch") == false)
+        #expect(home.value("kitchen") == true)
         #expect(try await center.presentation(of: "a").value == false)
         #expect(try await center.presentation(of: "b").value == true)
     }
@@ -118,6 +135,7 @@ struct HomeControlsExampleTests {
             #expect(started.presentation.status == "Watering for 10 min")
             #expect(started.presentation.actionHint == "Hold to Stop")
             #expect(started.presentation.tint == .teal)
+            #expect(home.value("sprinkler") == true)
             _ = await changes.nextPresentation()
 
             await clock.waitForSleepers(1)
@@ -137,15 +155,16 @@ struct HomeControlsExampleTests {
         await #expect(throws: ControlError(.authenticationRequired, kind: GarageDoorButton.kind, placement: "garage", detail: "Switchboard is locked; unlock it (switchboard unlock) or use the local CLI")) {
             try await center.perform("garage", .press)
         }
-        #expect(HomeModel.shared.garageDoorPresses == 0)
+        #expect(home.presses(of: "garage") == 0)
 
         let authenticated = try await center.perform("garage", .press, authenticated: true)
-        #expect(HomeModel.shared.garageDoorPresses == 1)
+        #expect(home.presses(of: "garage") == 1)
         #expect(authenticated.dialog == "Garage door moving")
 
         await center.setLocked(false)
         _ = try await center.perform("garage", .press)
-        #expect(HomeModel.shared.garageDoorPresses == 2)
+        #expect(home.presses(of: "garage") == 2)
+        #expect(home.calls.filter { if case .pulse = $0 { true } else { false } } == [.pulse("garage", kind: GarageDoorButton.kind), .pulse("garage", kind: GarageDoorButton.kind)])
     }
 
     @Test func wrongRequestsAreRefused() async throws {
@@ -163,11 +182,11 @@ struct HomeControlsExampleTests {
     }
 
     @Test func providerErrorKeepsLastGoodThenRecoversWithBackoff() async throws {
-        try HomeModel.shared.setLight("porch", on: true)
+        home.set("porch", to: true)
         try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "porch")
         try await withRunningService({ await center.run() }) {
             var changes = ChangeRecorder(center)
-            HomeModel.shared.setUnreachable(true)
+            home.setUnreachable("the lighting hub is unreachable")
             await center.reload(kind: LightToggle.kind)
             let stale = try #require(await changes.nextPresentation())
             #expect(stale.stale)
@@ -181,8 +200,8 @@ struct HomeControlsExampleTests {
             await clock.waitForSleepers(1)
             #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(3))])
             #expect(try await center.presentation(of: "porch").stale)
-            HomeModel.shared.setUnreachable(false)
-            try HomeModel.shared.setLight("porch", on: false)
+            home.setUnreachable(nil)
+            home.set("porch", to: false)
             clock.advance(by: .milliseconds(1999))
             #expect(clock.sleeperCount == 1)
             clock.advance(by: .milliseconds(1))
@@ -190,6 +209,55 @@ struct HomeControlsExampleTests {
             #expect(!recovered.stale)
             #expect(recovered.value == false)
             #expect(recovered.valueText == "Off")
+        }
+    }
+
+    @Test func performOnAnUnreachableHubFailsWithTheDevicesMessage() async throws {
+        try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "porch")
+        home.setUnreachable("the lighting hub is unreachable")
+        await #expect(throws: ControlError(.performFailed, kind: LightToggle.kind, placement: "porch", detail: "Porch Light (\"porch\") was not switched: the lighting hub is unreachable")) {
+            try await center.perform("porch", .setValue(true))
+        }
+        home.setUnreachable(nil)
+        #expect(home.value("porch") == false)
+    }
+
+    @Test func lightOfAnotherSystemIsStaleUntilItReports() async throws {
+        home.set("kitchen", to: nil)
+        let placed = try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "kitchen"], id: "kitchen")
+        #expect(placed.stale)
+        #expect(placed.value == false)
+        home.set("kitchen", to: true)
+        await center.reload(kind: LightToggle.kind)
+        let reported = try await center.presentation(of: "kitchen")
+        #expect(!reported.stale)
+        #expect(reported.value == true)
+        #expect(reported.valueText == "On")
+    }
+
+    @Test func providersReadTheirDevicesForTheirKind() async throws {
+        try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "hall"], id: "hall")
+        try await center.place(kind: SprinklerToggle.kind, in: .controlCenter, id: "sprinkler")
+        #expect(home.calls.contains(.value("hall", kind: LightToggle.kind)))
+        #expect(home.calls.contains(.value("sprinkler", kind: SprinklerToggle.kind)))
+        #expect(!home.calls.contains { if case .value("garage-closed", _) = $0 { true } else { false } })
+    }
+
+    @Test func placedWhileTheHubIsUnreachableIsRetriedUntilItAnswers() async throws {
+        home.set("porch", to: true)
+        home.setUnreachable("the lighting hub is unreachable")
+        let placed = try await center.place(kind: LightToggle.kind, in: .controlCenter, configuration: ["light": "porch"], id: "porch")
+        #expect(placed.stale)
+        try await withRunningService({ await center.run() }) {
+            var changes = ChangeRecorder(center)
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(1))])
+            home.setUnreachable(nil)
+            clock.advance(by: .seconds(1))
+            let recovered = try #require(await changes.nextPresentation())
+            #expect(!recovered.stale)
+            #expect(recovered.value == true)
+            #expect(recovered.valueText == "On")
         }
     }
 }

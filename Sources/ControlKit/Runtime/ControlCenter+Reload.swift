@@ -57,14 +57,20 @@ extension ControlCenter {
             if await refresh(id) == .failed { failed = true }
         }
         if failed {
-            var backoff = retryBackoff[kind] ?? retryPolicy
-            let delay = backoff.recordFailure()
-            retryBackoff[kind] = backoff
-            if retryScheduled.insert(kind).inserted {
-                schedule(.retry(kind: kind), at: clock.now.advanced(by: delay))
-            }
+            scheduleRetry(of: kind)
         } else {
             retryBackoff[kind] = nil
+        }
+    }
+
+    /// A render of the kind failed: it is reloaded after the next backoff delay (once, however
+    /// many of its placements failed meanwhile).
+    func scheduleRetry(of kind: String) {
+        var backoff = retryBackoff[kind] ?? retryPolicy
+        let delay = backoff.recordFailure()
+        retryBackoff[kind] = backoff
+        if retryScheduled.insert(kind).inserted {
+            schedule(.retry(kind: kind), at: clock.now.advanced(by: delay))
         }
     }
 

@@ -133,7 +133,8 @@ public actor ControlCenter {
         try await validate(configuration, for: definition)
         placed[id] = PlacedControl(placement: ControlPlacement(id: id, kind: kind, space: space, size: size, configuration: configuration))
         placementOrder.append(id)
-        await refresh(id)
+        // A provider that fails now (a device not reachable yet) is retried, as after a reload.
+        if await refresh(id) == .failed { scheduleRetry(of: kind) }
         return placed[id]?.presentation ?? compose(id)
     }
 
@@ -146,7 +147,7 @@ public actor ControlCenter {
         placed[id]?.generation += 1
         placed[id]?.snapshot = nil
         placed[id]?.needsConfiguration = false
-        await refresh(id)
+        if await refresh(id) == .failed { scheduleRetry(of: current.placement.kind) }
         return placed[id]?.presentation ?? compose(id)
     }
 

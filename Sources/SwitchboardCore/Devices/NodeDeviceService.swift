@@ -35,7 +35,7 @@ public struct NodeDeviceService: DeviceService {
     public func setValue(_ value: Bool, of device: String, for kind: String?) async throws {
         let (runtime, settings) = try resolve(device)
         guard settings.kind == .relay || settings.kind == .mqtt else {
-            throw DeviceError(.wrongKind, "\(settings.name) (\"\(settings.id)\") is a \(settings.kind.rawValue): \(Self.howToUse(settings.kind))")
+            throw DeviceError.wrongKind(Self.description(settings))
         }
         if let kind { runtime.readers.record(settings.id, readBy: kind) }
         let autoOff = runtime.configuration.controls.first { $0.autoOff != nil && ($0.device == settings.id || $0.devices.contains(settings.id)) }?.autoOff
@@ -49,7 +49,7 @@ public struct NodeDeviceService: DeviceService {
     public func pulse(_ device: String, for kind: String?) async throws {
         let (runtime, settings) = try resolve(device)
         guard settings.kind == .pulse else {
-            throw DeviceError(.wrongKind, "\(settings.name) (\"\(settings.id)\") is a \(settings.kind.rawValue): \(Self.howToUse(settings.kind))")
+            throw DeviceError.wrongKind(Self.description(settings))
         }
         do {
             try await runtime.hub.pulse(settings.id)
@@ -70,7 +70,7 @@ public struct NodeDeviceService: DeviceService {
         let runtime = try serving()
         let usable = runtime.configuration.devices.filter(mayUse).map(\.id)
         guard let settings = runtime.configuration.device(id) else {
-            throw DeviceError(.unknownDevice, "unknown device \"\(id)\"; devices: \(usable.joined(separator: ", "))")
+            throw DeviceError.unknownDevice(id, devices: usable)
         }
         guard mayUse(settings) else {
             throw DeviceError(.notAllowed, "\(caller) may not use device \"\(id)\"; devices.json allows it \(usable.isEmpty ? "none" : usable.joined(separator: ", "))")
@@ -86,13 +86,5 @@ public struct NodeDeviceService: DeviceService {
         case .mqtt: .mqtt
         }
         return DeviceDescription(id: device.id, name: device.name, kind: kind)
-    }
-
-    private static func howToUse(_ kind: DeviceSettings.Kind) -> String {
-        switch kind {
-        case .relay, .mqtt: "use Relay(\"…\").set(_:) or isOn()"
-        case .pulse: "use Pulse(\"…\").press()"
-        case .input: "use Input(\"…\").isActive(); an input can be read, not switched"
-        }
     }
 }
