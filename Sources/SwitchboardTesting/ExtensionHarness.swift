@@ -60,11 +60,12 @@ public final class ExtensionHarness: @unchecked Sendable {
     /// Sends one line and returns its reply, answering the extension's device requests meanwhile.
     /// A command is sent with the next call number (as a daemon sends them: each runs at once)
     /// and its reply is the one carrying that number; any other line is sent as it is, and its
-    /// reply is the next one without a number.
-    public func send(_ line: String) async throws -> ControlReply {
+    /// reply is the next one without a number. `numbered: false` sends a command as it is, as
+    /// the CLI piped into an extension does.
+    public func send(_ line: String, numbered: Bool = true) async throws -> ControlReply {
         var call: Int?
         var sent = line
-        if case .success(var command) = ControlLineProtocol.decodeCommand(Substring(line)) {
+        if numbered, case .success(var command) = ControlLineProtocol.decodeCommand(Substring(line)) {
             command.call = nextCall
             call = nextCall
             nextCall += 1

@@ -19,6 +19,20 @@ import Testing
         #expect(reply.gallery?.map(\.displayName) == ["Light", "Garage Door", "Sprinkler"])
     }
 
+    @Test(.timeLimit(.minutes(1))) func aCommandWithoutACallNumberMayWaitForItsDeviceAnswers() async throws {
+        let home = InMemoryDevices([DeviceDescription(id: "porch", name: "Porch Light", kind: .relay)])
+        let extensionHarness = try ExtensionHarness(BuiltProducts.path(of: "home-controls"), devices: home)
+        // Placing the light reads the porch relay: its answer comes on the same input the
+        // unnumbered command came on, so the extension must read on while it waits.
+        let placed = try await extensionHarness.send(#"{"op":"place","kind":"com.switchboard.example.Light","id":"porch","configuration":{"light":"porch"}}"#, numbered: false)
+        #expect(placed.call == nil)
+        #expect(placed.presentation?.valueText == "Off")
+        let performed = try await extensionHarness.send(#"{"op":"perform","id":"porch","request":"on"}"#, numbered: false)
+        #expect(performed.presentation?.valueText == "On")
+        #expect(home.value("porch") == true)
+        #expect(await extensionHarness.finish() == 0)
+    }
+
     @Test func placesAndPerformsOverStandardInputOnTheDaemonsDevices() async throws {
         let home = InMemoryDevices([
             DeviceDescription(id: "porch", name: "Porch Light", kind: .relay),

@@ -52,27 +52,42 @@ func serveLineProtocol(center: ControlCenter, input: Int32, output: QueuedLineWr
         group.addTask {
             for await kind in reloads { output.send(ControlLineProtocol.encodeLine(ControlLineProtocol.Event.reload(kind: kind))) }
         }
-        let limit = 1 << 20
-        for await read in FileDescriptorLines(descriptor: input, maximumLineLength: limit) {
-            switch read {
-            case .line(let line) where line.isEmpty:
-                continue
-            case .line(let line) where ControlLineProtocol.kind(of: line) == .deviceAnswer:
-                if let answer = ControlLineProtocol.decode(DeviceAnswer.self, from: line) { parent.resolve(answer) }
-            case .line(let line):
-                switch ControlLineProtocol.decodeCommand(line) {
-                case .success(let command) where command.call != nil:
-                    group.addTask { output.send(ControlLineProtocol.encodeLine(await handler.handle(command))) }
-                case .success(let command):
-                    await output.write(ControlLineProtocol.encodeLine(await handler.handle(command)))
-                case .failure(let error):
-                    await output.write(ControlLineProtocol.encodeLine(error.reply))
+        // Lines without a call number are answered in order, by one task of their own, so that
+        // reading goes on: the device answers such a command may wait for come this way too.
+        let (inOrder, enqueue) = AsyncStream<Result<ControlCommand, ControlReplyError>>.makeStream()
+        await withDiscardingTaskGroup { work in
+            work.addTask {
+                for await next in inOrder {
+                    let reply = switch next {
+                    case .success(let command): await handler.handle(command)
+                    case .failure(let error): error.reply
+                    }
+                    await output.write(ControlLineProtocol.encodeLine(reply))
                 }
-            case .tooLong:
-                await output.write(ControlLineProtocol.encodeLine(ControlReply.failure(code: "lineTooLong", message: "a command line longer than \(limit) bytes was ignored")))
             }
+            let limit = 1 << 20
+            for await read in FileDescriptorLines(descriptor: input, maximumLineLength: limit) {
+                switch read {
+                case .line(let line) where line.isEmpty:
+                    continue
+                case .line(let line) where ControlLineProtocol.kind(of: line) == .deviceAnswer:
+                    if let answer = ControlLineProtocol.decode(DeviceAnswer.self, from: line) { parent.resolve(answer) }
+                case .line(let line):
+                    let decoded = ControlLineProtocol.decodeCommand(line)
+                    if case .success(let command) = decoded, command.call != nil {
+                        work.addTask { output.send(ControlLineProtocol.encodeLine(await handler.handle(command))) }
+                    } else {
+                        enqueue.yield(decoded)
+                    }
+                case .tooLong:
+                    enqueue.yield(.failure(ControlReplyError(reply: .failure(code: "lineTooLong", message: "a command line longer than \(limit) bytes was ignored"))))
+                }
+            }
+            // End of input: device calls still waiting fail at once, and the commands read are
+            // answered before the extension ends.
+            parent.disconnect("the daemon closed this extension's input")
+            enqueue.finish()
         }
-        parent.disconnect("the daemon closed this extension's input")
         group.cancelAll()
     }
 }

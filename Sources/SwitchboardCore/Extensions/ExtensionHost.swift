@@ -232,7 +232,9 @@ public final class ExtensionHost: Sendable {
             }
             guard admitted else { return .tooManyDeviceCalls }
             group.addTask {
-                let answer = await self.answer(request)
+                // Only its own kinds may be followed; anything else is a kind it made up.
+                let kind = request.kind.flatMap { self.kinds.contains($0) ? $0 : nil }
+                let answer = await self.devices.answer(request, for: kind)
                 deviceCalls.withLock { $0 -= 1 }
                 if await !process.input.write(ControlLineProtocol.encodeLine(answer)) { process.killNow() }
             }
@@ -247,35 +249,6 @@ public final class ExtensionHost: Sendable {
         case .command, .deviceAnswer:
             return .notProtocol(line)
         }
-    }
-
-    /// Carries out a device call for the extension.
-    private func answer(_ request: DeviceRequest) async -> DeviceAnswer {
-        // Only its own kinds may be followed; anything else is a kind it made up.
-        let kind = request.kind.flatMap { kinds.contains($0) ? $0 : nil }
-        do {
-            switch request.device {
-            case .devices:
-                return DeviceAnswer(answer: request.call, devices: try await devices.devices())
-            case .value:
-                return DeviceAnswer(answer: request.call, value: try await devices.value(of: try required(request.id), for: kind))
-            case .set:
-                guard let value = request.value else { throw DeviceError(.failed, "\"set\" needs \"value\"") }
-                try await devices.setValue(value, of: try required(request.id), for: kind)
-            case .pulse:
-                try await devices.pulse(try required(request.id), for: kind)
-            }
-            return DeviceAnswer(answer: request.call)
-        } catch let error as DeviceError {
-            return DeviceAnswer(answer: request.call, ok: false, error: error)
-        } catch {
-            return DeviceAnswer(answer: request.call, ok: false, error: DeviceError(.failed, String(describing: error)))
-        }
-    }
-
-    private func required(_ id: String?) throws -> String {
-        guard let id else { throw DeviceError(.unknownDevice, "a device call needs \"id\"") }
-        return id
     }
 
     private func logErrors(of process: ExtensionProcess) async {
