@@ -53,9 +53,17 @@ else
     # The Swift runtime linked in: about 3 MiB less resident memory than the shared libraries.
     swift build -c release --static-swift-stdlib --product switchboardd
     swift build -c release --static-swift-stdlib --product switchboard
+    swift build -c release --static-swift-stdlib --product home-controls
     bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 fi
 $sudo install -m 755 "$bin/switchboardd" "$bin/switchboard" /usr/local/bin/
+# Control extensions go where switchboardd looks for a bare "executable" name in devices.json.
+if [[ -x $bin/home-controls ]]; then
+    $sudo install -d -m 755 /usr/local/libexec/switchboard
+    $sudo install -m 755 "$bin/home-controls" /usr/local/libexec/switchboard/
+else
+    echo "switchboard: no home-controls in $bin: the sample's example extension will say it cannot start (switchboard status)"
+fi
 
 echo "switchboard: service user and groups"
 $sudo groupadd -f --system gpio

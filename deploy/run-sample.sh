@@ -10,6 +10,7 @@ ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packag
 
 swift build --product switchboardd
 swift build --product switchboard
+swift build --product home-controls     # the sample's control extension, found beside switchboardd
 bin="$(swift build --show-bin-path)"
 mkdir -p .switchboard
 

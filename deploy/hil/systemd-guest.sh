@@ -107,6 +107,21 @@ install)
     out=$(as bob switchboard off porch 2>&1); rc=$?
     if ((rc != 0)) && [[ $(line_value $porch) == 1 ]]; then pass "switchboard off porch refused for bob, porch still on"; else fail "bob switched the porch: exit $rc, line $(line_value $porch)"; fi
 
+    echo "--- the sample's control extension"
+    ext=$(journalctl -b -u switchboardd.service --no-pager -o cat | sed -n 's/.*extension home: running (pid \([0-9]*\)).*/\1/p' | tail -1)
+    [[ $ext =~ ^[1-9][0-9]*$ ]] || ext=1   # none: the checks below fail on PID 1
+    check "extension home runs as" switchboard "$(ps -o user= -p "$ext" 2>&1)"
+    check "extension home's program" /usr/local/libexec/switchboard/home-controls "$(readlink "/proc/$ext/exe" 2>&1)"
+    check "extension home's parent is the daemon" "$(prop MainPID)" "$(ps -o ppid= -p "$ext" 2>&1 | tr -d ' ')"
+    out=$(as alice switchboard add com.switchboard.example.Light --device porch --id swift-porch 2>&1); rc=$?
+    echo "    $out"
+    check "switchboard add the extension's light, for the porch" 0 "$rc"
+    out=$(as alice switchboard off swift-porch 2>&1); rc=$?
+    echo "    $out"
+    check "the extension's Swift intent switched the porch line off (exit, line)" "0 0" "$rc $(line_value $porch)"
+    out=$(as alice switchboard on porch 2>&1); rc=$?
+    check "porch on again from devices.json's control (exit, line)" "0 1" "$rc $(line_value $porch)"
+
     echo "--- reload (SIGHUP)"
     pid=$(prop MainPID)
     if systemctl reload switchboardd.service && until_true 30 bash -c "journalctl -b -u switchboardd.service --no-pager -o cat | grep -q '^reloading '"; then

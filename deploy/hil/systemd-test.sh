@@ -72,7 +72,7 @@ else
         for fs in /proc /sys /dev "$repo"; do mkdir -p "$build/root$fs" && mount --bind "$fs" "$build/root$fs"; done
         swift=(swift build -c release --static-swift-stdlib --scratch-path .build-debian13-release)
         chroot "$build/root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
-            sh -c "cd \"\$1\" && shift && \"\$@\" --product switchboardd && \"\$@\" --product switchboard" sh "$repo" "${swift[@]}"
+            sh -c "cd \"\$1\" && shift && \"\$@\" --product switchboardd && \"\$@\" --product switchboard && \"\$@\" --product home-controls" sh "$repo" "${swift[@]}"
         ' _ "$root" "$run/build" "$repo" >"$run/build.log" 2>&1; then
         tail -40 "$run/build.log" >&2
         say "FAIL: release build in the Debian 13 root (log above)"
@@ -82,7 +82,7 @@ else
     bin=$repo/.build-debian13-release/release
     say "built in $(($(date +%s) - build_started))s"
 fi
-for binary in switchboardd switchboard; do
+for binary in switchboardd switchboard home-controls; do
     [[ -x $bin/$binary ]] || { say "no $binary in $bin" >&2; exit 1; }
     cp "$bin/$binary" "$run/share/bin/"
 done

@@ -24,23 +24,36 @@ extension ConfigurationLoader {
         return ExtensionSettings(id: id, executable: executable, arguments: arguments, user: user, devices: devices, timeout: timeout)
     }
 
-    /// Makes each extension's executable path absolute (from devices.json's folder) and checks
-    /// that it can be run.
-    static func resolveExecutables(_ extensions: [ExtensionSettings], relativeTo file: String, _ problems: inout [ConfigurationProblem]) -> [ExtensionSettings] {
+    /// Makes each extension's executable path absolute: a bare name (`home-controls`) is looked
+    /// for beside this program (switchboardd, or `switchboard check`) and then in
+    /// `../libexec/switchboard` from it, where `deploy/install.sh` puts extensions; a path with a
+    /// `/` is taken from devices.json's folder. An executable that is missing is not a problem of
+    /// the file: the extension then fails to start, and says so, without stopping the daemon.
+    static func resolveExecutables(_ extensions: [ExtensionSettings], relativeTo file: String) -> [ExtensionSettings] {
         let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+        let absoluteFolder = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
         return extensions.map { settings in
             var settings = settings
-            guard !settings.executable.isEmpty else { return settings }
-            if !settings.executable.hasPrefix("/") {
-                settings.executable = (folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder) + "/" + settings.executable
-            }
-            if access(settings.executable, X_OK) != 0 {
-                let path = "extensions[\(settings.position)].executable"
-                let reason = FileManager.default.fileExists(atPath: settings.executable) ? "is not executable" : "does not exist"
-                problems.append(ConfigurationProblem(path, "\(settings.executable) \(reason); build the extension (swift build --product …) or give the path of its executable"))
+            if settings.executable.hasPrefix("/") || settings.executable.isEmpty { return settings }
+            if settings.executable.contains("/") {
+                settings.executable = absoluteFolder + "/" + settings.executable
+            } else {
+                let candidates = searchFolders.map { $0 + "/" + settings.executable }
+                settings.executable = candidates.first { access($0, X_OK) == 0 } ?? candidates[0]
             }
             return settings
         }
+    }
+
+    /// Where a bare extension name is looked for: this program's folder, then `../libexec/switchboard`.
+    static var searchFolders: [String] {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return ["/usr/local/libexec/switchboard"] }
+        let program = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let own = String(program[..<(program.lastIndex(of: "/") ?? program.startIndex)])
+        let prefix = String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)])
+        return [own, prefix + "/libexec/switchboard"]
     }
 
     /// Extension ids are unique and name devices that exist.

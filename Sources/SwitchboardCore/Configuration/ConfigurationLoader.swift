@@ -41,7 +41,7 @@ public enum ConfigurationLoader {
         var problems: [ConfigurationProblem] = []
         var configuration = read(json, &problems)
         if let loaded = configuration {
-            configuration?.extensions = resolveExecutables(loaded.extensions, relativeTo: file, &problems)
+            configuration?.extensions = resolveExecutables(loaded.extensions, relativeTo: file)
         }
         if let configuration { validateReferences(configuration, swiftKinds: swiftKinds, allowsUnknownKinds: allowsUnknownKinds, &problems) }
         guard problems.isEmpty, let configuration else { throw ConfigurationError(file: file, problems: problems) }

@@ -50,7 +50,9 @@ final class ExtensionProcess: Sendable {
         case .success(let pid): self.pid = pid
         case .failure(let error):
             [toChild[1], fromChild[0], errorsFromChild[0]].forEach { close($0) }
-            throw ExtensionError(error.description)
+            throw ExtensionError(error.errno == ENOENT || error.errno == EACCES
+                ? "\(error.description); build it (swift build --product …) and install it beside switchboardd or in ../libexec/switchboard, or fix \"executable\" in devices.json"
+                : error.description)
         }
         // A full input pipe (an extension that stopped reading) must not block the writer for ever.
         _ = fcntl(toChild[1], F_SETFL, fcntl(toChild[1], F_GETFL) | O_NONBLOCK)
