@@ -14,7 +14,10 @@ public enum ConfigurationLoader {
     /// Loads and validates a file.
     /// - Parameter swiftKinds: the kinds of controls compiled into a Swift bundle, which placements may name.
     /// - Throws: ``ConfigurationError`` with every problem found.
-    public static func load(file path: String, swiftKinds: [String] = [], allowsUnknownKinds: Bool = false) throws -> SwitchboardConfiguration {
+    /// - Parameter swiftDevices: devices declared in Swift, added to the file's.
+    public static func load(
+        file path: String, swiftKinds: [String] = [], allowsUnknownKinds: Bool = false, swiftDevices: [DeviceDeclaration] = []
+    ) throws -> SwitchboardConfiguration {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maximumFileSize {
             throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "the file is \(size) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
         }
@@ -22,13 +25,15 @@ public enum ConfigurationLoader {
             let reason = FileManager.default.fileExists(atPath: path) ? "is not readable by this user" : "does not exist"
             throw ConfigurationError(file: path, problems: [ConfigurationProblem("", "\(reason); give the path of a readable devices.json")])
         }
-        return try load(data: data, file: path, swiftKinds: swiftKinds, allowsUnknownKinds: allowsUnknownKinds)
+        return try load(data: data, file: path, swiftKinds: swiftKinds, allowsUnknownKinds: allowsUnknownKinds, swiftDevices: swiftDevices)
     }
 
     /// Loads and validates JSON text.
     /// - Parameter allowsUnknownKinds: placements may name kinds not known yet (a control
     ///   extension that has not listed its controls): they are placed once it does.
-    public static func load(data: Data, file: String = "devices.json", swiftKinds: [String] = [], allowsUnknownKinds: Bool = false) throws -> SwitchboardConfiguration {
+    public static func load(
+        data: Data, file: String = "devices.json", swiftKinds: [String] = [], allowsUnknownKinds: Bool = false, swiftDevices: [DeviceDeclaration] = []
+    ) throws -> SwitchboardConfiguration {
         guard data.count <= maximumFileSize else {
             throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "the file is \(data.count) bytes; the largest devices.json read is \(maximumFileSize) bytes")])
         }
@@ -40,6 +45,7 @@ public enum ConfigurationLoader {
         }
         var problems: [ConfigurationProblem] = []
         var configuration = read(json, &problems)
+        if configuration != nil { add(swiftDevices, to: &configuration!, &problems) }
         if let loaded = configuration {
             configuration?.extensions = resolveExecutables(loaded.extensions, relativeTo: file)
         }

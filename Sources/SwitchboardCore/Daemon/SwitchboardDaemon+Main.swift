@@ -10,12 +10,13 @@ extension SwitchboardDaemon {
     ///   the daemon could not start or had to stop; 2 for a usage error.
     @MainActor
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
-        await main(swiftControls: [], arguments: arguments)
+        await main(swiftControls: [], devices: [], arguments: arguments)
     }
 
     /// The `main` of a program that embeds a Swift bundle in the daemon: switchboardd's options,
     /// and the bundle's controls served beside devices.json's, whose placements may name their
-    /// kinds. Its ``Relay``, ``Pulse`` and ``Input`` calls reach devices.json's devices.
+    /// kinds. Its ``Relay``, ``Pulse`` and ``Input`` calls reach devices.json's devices, and
+    /// `devices` declared in Swift (``DeviceDeclaration``) beside them.
     ///
     /// ```swift
     /// @main
@@ -26,12 +27,14 @@ extension SwitchboardDaemon {
     /// }
     /// ```
     @MainActor
-    public static func main<Bundle: WidgetBundle>(bundle: Bundle.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
-        await main(swiftControls: Bundle().controlDefinitions, arguments: arguments)
+    public static func main<Bundle: WidgetBundle>(
+        bundle: Bundle.Type, devices: [DeviceDeclaration] = [], arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) async -> Int32 {
+        await main(swiftControls: Bundle().controlDefinitions, devices: devices, arguments: arguments)
     }
 
     @MainActor
-    private static func main(swiftControls: [ControlDefinition], arguments: [String]) async -> Int32 {
+    private static func main(swiftControls: [ControlDefinition], devices: [DeviceDeclaration], arguments: [String]) async -> Int32 {
         let program = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "switchboardd"
         let commandLine = DaemonCommandLine(program: program, swiftKinds: swiftControls.map(\.kind))
         switch DaemonCommandLine.parse(arguments) {
@@ -45,7 +48,7 @@ extension SwitchboardDaemon {
             writeLine("\(program): \(message)\n\(commandLine.usage)", to: STDERR_FILENO)
             return 2
         case .run(let options, let verbose):
-            let daemon = SwitchboardDaemon(options: options, log: Log(minimum: verbose ? .debug : .info), swiftControls: swiftControls)
+            let daemon = SwitchboardDaemon(options: options, log: Log(minimum: verbose ? .debug : .info), swiftControls: swiftControls, devices: devices)
             return await daemon.run()
         }
     }

@@ -34,6 +34,8 @@ public final class SwitchboardDaemon: Sendable {
     private let nextGeneration: AsyncStream<NodeRuntime>.Continuation
     /// Controls compiled into a Swift bundle, served beside devices.json's.
     private let swiftControls: [ControlDefinition]
+    /// Devices declared in Swift, added to devices.json's at every load.
+    private let swiftDevices: [DeviceDeclaration]
     /// The chips open now, by chip id, and where each was found.
     /// What went wrong that a user must know of, for `switchboard status`.
     let warnings = Locked<[String]>([])
@@ -53,7 +55,8 @@ public final class SwitchboardDaemon: Sendable {
         var locations: [String: GPIOChipLocation] = [:]
     }
 
-    public init(options: DaemonOptions, log: Log = Log(), swiftControls: [ControlDefinition] = []) {
+    public init(options: DaemonOptions, log: Log = Log(), swiftControls: [ControlDefinition] = [], devices: [DeviceDeclaration] = []) {
+        self.swiftDevices = devices
         self.options = options
         self.log = log
         self.swiftControls = swiftControls
@@ -76,10 +79,11 @@ public final class SwitchboardDaemon: Sendable {
     }
 
     /// A daemon that also serves a Swift bundle's controls: write a `main` that calls this with
-    /// your `WidgetBundle` and devices.json can place its kinds.
+    /// your `WidgetBundle` and devices.json can place its kinds; `devices` are declared in Swift
+    /// beside devices.json's.
     @MainActor
-    public convenience init<Bundle: WidgetBundle>(options: DaemonOptions, log: Log = Log(), bundle: Bundle.Type) {
-        self.init(options: options, log: log, swiftControls: Bundle().controlDefinitions)
+    public convenience init<Bundle: WidgetBundle>(options: DaemonOptions, log: Log = Log(), bundle: Bundle.Type, devices: [DeviceDeclaration] = []) {
+        self.init(options: options, log: log, swiftControls: Bundle().controlDefinitions, devices: devices)
     }
 
     /// Runs until SIGTERM or SIGINT; returns the process's exit status.
@@ -96,9 +100,11 @@ public final class SwitchboardDaemon: Sendable {
     /// their controls known.
     private func loadConfiguration() async throws -> SwitchboardConfiguration {
         let swiftKinds = swiftControls.map(\.kind)
-        let preliminary = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftKinds, allowsUnknownKinds: true)
+        let preliminary = try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftKinds, allowsUnknownKinds: true, swiftDevices: swiftDevices)
         let allListed = await extensions.update(to: preliminary.extensions)
-        return try ConfigurationLoader.load(file: options.configPath, swiftKinds: swiftKinds + extensions.all.flatMap(\.kinds), allowsUnknownKinds: !allListed)
+        return try ConfigurationLoader.load(
+            file: options.configPath, swiftKinds: swiftKinds + extensions.all.flatMap(\.kinds), allowsUnknownKinds: !allListed, swiftDevices: swiftDevices
+        )
     }
 
     /// The daemon's life once its extensions can run.
