@@ -11,8 +11,8 @@ import Testing
 struct ExtensionHostingTests {
     static let base = "switchboard/ext-test"
 
-    func configuration(port: Int? = nil) -> String {
-        let mqtt = port.map { #""mqtt": { "host": "127.0.0.1", "port": \#($0), "discovery": false },"# } ?? ""
+    func configuration(port: Int? = nil, discovery: Bool = false) -> String {
+        let mqtt = port.map { #""mqtt": { "host": "127.0.0.1", "port": \#($0), "discovery": \#(discovery) },"# } ?? ""
         return """
         { "node": "ext-test", \(mqtt) "chips": [{ "id": "main", "chip": "header" }],
           "devices": [
@@ -70,6 +70,21 @@ struct ExtensionHostingTests {
         // The devices.json control switching the relay reloads the extension's control too.
         #expect(daemon.cli(["on", "porch"]).status == 0)
         #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" }, "\(values(daemon))")
+    }
+
+    @Test func homeAssistantSeesTheExtensionsControlsAsEntities() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, discovery: true))
+        try daemon.start()
+        let toggle = await observer.waitFor("homeassistant/switch/ext-test/swift-porch/config") { !$0.payload.isEmpty }
+        #expect(toggle?.text?.contains(#""command_topic":"switchboard/ext-test/controls/swift-porch/set""#) == true, "\(toggle?.text ?? "none")")
+        #expect(toggle?.text?.contains(#""unique_id":"switchboard_ext-test_swift-porch""#) == true)
+        let button = await observer.waitFor("homeassistant/button/ext-test/crash/config") { !$0.payload.isEmpty }
+        #expect(button != nil, "the extension's buttons are buttons")
+        // Home Assistant's switch.turn_on is an ON on the command topic.
+        observer.publish("switchboard/ext-test/controls/swift-porch/set", "ON")
+        #expect(daemon.waitUntil { values(daemon)["porch"] == "on" }, "\(values(daemon))")
     }
 
     @Test func aDeviceTheExtensionMayNotUseIsRefusedByName() async throws {
