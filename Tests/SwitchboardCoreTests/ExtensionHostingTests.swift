@@ -29,7 +29,9 @@ struct ExtensionHostingTests {
             { "id": "garbage", "control": "test.garbage", "space": "controlCenter" },
             { "id": "flood", "control": "test.flood", "space": "controlCenter" },
             { "id": "device-flood", "control": "test.deviceFlood", "space": "controlCenter" },
-            { "id": "forbidden", "control": "test.forbidden", "space": "controlCenter" }
+            { "id": "forbidden", "control": "test.forbidden", "space": "controlCenter" },
+            { "id": "bump", "control": "test.bump", "space": "controlCenter" },
+            { "id": "counter", "control": "test.counter", "space": "controlCenter" }
           ],
           "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "2s" } ]
         }
@@ -85,6 +87,27 @@ struct ExtensionHostingTests {
         // Home Assistant's switch.turn_on is an ON on the command topic.
         observer.publish("switchboard/ext-test/controls/swift-porch/set", "ON")
         #expect(daemon.waitUntil { values(daemon)["porch"] == "on" }, "\(values(daemon))")
+    }
+
+    @Test func theLockHoldsForItsIntentsAndItsReloadRequestsReachTheDaemon() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try daemon.start()
+        #expect(values(daemon)["counter"] == "off")
+        #expect(daemon.cli(["lock"]).status == 0)
+        // Bump requires authentication: over MQTT, while locked, the daemon refuses it before
+        // the extension is asked.
+        observer.publish("\(Self.base)/controls/bump/set", #"{"value": "PRESS", "transaction": "b1"}"#)
+        let refused = await observer.waitFor("\(Self.base)/controls/bump/result")?.text
+        #expect(refused?.contains(#""outcome":"refused""#) == true && refused?.contains(#""code":"authenticationRequired""#) == true, "\(refused ?? "none")")
+        #expect(values(daemon)["counter"] == "off", "the extension never performed it")
+        // The local CLI is authenticated: the bump runs, and the extension's
+        // reloadControls(ofKind: "test.counter") makes the daemon reload the counter.
+        #expect(daemon.cli(["press", "bump"]).status == 0)
+        #expect(daemon.waitUntil { values(daemon)["counter"] == "on" }, "\(values(daemon))")
+        #expect(daemon.cli(["press", "bump"]).status == 0)
+        #expect(daemon.waitUntil { values(daemon)["counter"] == "off" }, "\(values(daemon))")
     }
 
     @Test func aDeviceTheExtensionMayNotUseIsRefusedByName() async throws {

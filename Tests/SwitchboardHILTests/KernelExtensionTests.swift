@@ -9,8 +9,9 @@ import Testing
 /// The extension never opens the chip: its `Relay("porch").set(_:)` goes through the daemon.
 @Suite(.enabled(if: HILStage.canRun, HILStage.reason), .serialized, .timeLimit(.minutes(5)))
 struct KernelExtensionTests {
-    static func configuration(chip: String) -> String {
-        #"""
+    static func configuration(chip: String, user: String? = nil) -> String {
+        let runAs = user.map { #", "user": "\#($0)""# } ?? ""
+        return #"""
         {
           "node": "hil-ext",
           "chips": [ { "id": "main", "chip": "\#(chip)" } ],
@@ -26,7 +27,7 @@ struct KernelExtensionTests {
               "announce": ["log"]
             }
           ],
-          "extensions": [ { "id": "faulty", "executable": "\#(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "10s" } ]
+          "extensions": [ { "id": "faulty", "executable": "\#(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "10s"\#(runAs) } ]
         }
         """#
     }
@@ -57,6 +58,22 @@ struct KernelExtensionTests {
         #expect(refused.status == 1)
         #expect(refused.stderr.contains(#"extension "faulty" may not use device "garage"; devices.json allows it porch"#), "\(refused)")
         #expect(try chip.level(2) == false)
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
+
+    @Test func anExtensionRunsAsItsUserAndStillMovesTheLineThroughTheDaemon() async throws {
+        let chip = try KernelSimulatedChip(label: "sb-ext-user", lineCount: 8)
+        let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-ext-user", user: "nobody"), simulatedGPIO: false)
+        try daemon.start(timeout: .seconds(60))
+        let pid = daemon.log.components(separatedBy: "extension faulty: running (pid ").dropFirst().first.flatMap { Int32($0.prefix { $0.isNumber }) }
+        let status = pid.flatMap { try? String(contentsOfFile: "/proc/\($0)/status", encoding: .utf8) } ?? ""
+        let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first.map(String.init)
+        #expect(uid == String(getpwnam("nobody").pointee.pw_uid), "\(daemon.log)\n\(status)")
+        // nobody may not open the chip: the line moves because the daemon moves it.
+        #expect(await daemon.cliInBackground(["add", "test.porch", "--id", "swift-porch"]).status == 0)
+        let on = await daemon.cliInBackground(["on", "swift-porch"])
+        #expect(on.status == 0, "\(on)")
+        #expect(try chip.level(1) == true)
         #expect(daemon.signal(SIGTERM) == 0)
     }
 }

@@ -27,8 +27,10 @@ final class ExtensionProcess: Sendable {
             guard geteuid() == 0 else {
                 throw ExtensionError("cannot run as user \"\(user)\": switchboardd runs as \"\(Self.currentUser)\", and only root may switch users; remove \"user\" or run switchboardd as root")
             }
-            guard getpwnam(user) != nil else { throw ExtensionError("user \"\(user)\" does not exist; create it (adduser --system \(user)) or change \"user\"") }
-            arguments = ["--reuid=\(user)", "--regid=\(user)", "--init-groups", "--", path] + arguments
+            guard let entry = getpwnam(user) else { throw ExtensionError("user \"\(user)\" does not exist; create it (adduser --system \(user)) or change \"user\"") }
+            // Its own uid and primary group (a user's group is not always named after it:
+            // Debian's nobody is in nogroup), and its supplementary groups.
+            arguments = ["--reuid=\(entry.pointee.pw_uid)", "--regid=\(entry.pointee.pw_gid)", "--init-groups", "--", path] + arguments
             path = "/usr/bin/setpriv"
         }
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0], errorsFromChild: [Int32] = [0, 0]

@@ -1,4 +1,5 @@
 import ControlKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,6 +34,47 @@ struct PorchToggle: ControlWidget {
             }
         }
         .displayName("Porch")
+    }
+}
+
+/// Counts presses of the bump button; the counter toggle shows whether the count is odd.
+let bumps = Mutex(0)
+
+struct Bump: AppIntent {
+    static let title: LocalizedStringResource = "Bump"
+    static let authenticationPolicy: IntentAuthenticationPolicy = .requiresAuthentication
+    func perform() async throws -> some IntentResult {
+        bumps.withLock { $0 += 1 }
+        // Only the counter's controls show it: they reload because the extension asks.
+        ControlCenter.shared.reloadControls(ofKind: "test.counter")
+        return .result()
+    }
+}
+
+struct BumpButton: ControlWidget {
+    var body: some ControlWidgetConfiguration {
+        StaticControlConfiguration(kind: "test.bump") {
+            ControlWidgetButton(action: Bump()) { Label("Bump", systemImage: "plus") }
+        }
+    }
+}
+
+struct OddCount: ControlValueProvider {
+    let previewValue = false
+    func currentValue() async throws -> Bool { bumps.withLock { $0 } % 2 == 1 }
+}
+
+struct SetNothing: SetValueIntent {
+    static let title: LocalizedStringResource = "Counter"
+    @Parameter(title: "Odd") var value: Bool
+    func perform() async throws -> some IntentResult { .result() }
+}
+
+struct CounterToggle: ControlWidget {
+    var body: some ControlWidgetConfiguration {
+        StaticControlConfiguration(kind: "test.counter", provider: OddCount()) { isOdd in
+            ControlWidgetToggle("Counter", isOn: isOdd, action: SetNothing()) { _ in Image(systemName: "number") }
+        }
     }
 }
 
@@ -107,6 +149,8 @@ struct ForbiddenButton: MisbehavingButton { static let misdeed = Misdeed.forbidd
 struct FaultyExtension: WidgetBundle {
     var body: some Widget {
         PorchToggle()
+        BumpButton()
+        CounterToggle()
         CrashButton()
         HangButton()
         SlowButton()
