@@ -11,7 +11,8 @@ import Testing
 struct ExtensionHostingTests {
     static let base = "switchboard/ext-test"
 
-    func configuration(port: Int? = nil, discovery: Bool = false) -> String {
+    /// - Parameter more: further elements of `extensions`.
+    func configuration(port: Int? = nil, discovery: Bool = false, more: String = "") -> String {
         let mqtt = port.map { #""mqtt": { "host": "127.0.0.1", "port": \#($0), "discovery": \#(discovery) },"# } ?? ""
         return """
         { "node": "ext-test", \(mqtt) "chips": [{ "id": "main", "chip": "header" }],
@@ -33,7 +34,7 @@ struct ExtensionHostingTests {
             { "id": "bump", "control": "test.bump", "space": "controlCenter" },
             { "id": "counter", "control": "test.counter", "space": "controlCenter" }
           ],
-          "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "2s" } ]
+          "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "2s" }\(more) ]
         }
         """
     }
@@ -108,6 +109,34 @@ struct ExtensionHostingTests {
         #expect(daemon.waitUntil { values(daemon)["counter"] == "on" }, "\(values(daemon))")
         #expect(daemon.cli(["press", "bump"]).status == 0)
         #expect(daemon.waitUntil { values(daemon)["counter"] == "off" }, "\(values(daemon))")
+    }
+
+    @Test func anotherExtensionKeepsWorkingWhileOneCrashes() async throws {
+        let path = BuiltProducts.path(of: "faulty-extension")
+        let second = #", { "id": "second", "executable": "\#(path)", "arguments": ["--second"], "devices": ["porch"] }"#
+        let daemon = try DaemonHarness(configuration: configuration(more: second))
+        try daemon.start()
+        #expect(daemon.log.contains("extension second: running (pid "))
+        #expect(daemon.cli(["add", "second.porch", "--id", "second-porch"]).status == 0)
+        for _ in 0..<3 { _ = daemon.cli(["press", "crash"]) }
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: exited with status 3") })
+        for value in ["on", "off", "on"] {
+            let result = daemon.cli([value, "second-porch"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(daemon.waitUntil { values(daemon)["porch"] == "on" }, "\(values(daemon))")
+        #expect(daemon.log.components(separatedBy: "extension second: running (pid ").count - 1 == 1, "the second extension was never restarted")
+    }
+
+    @Test func aKindThatIsTakenIsLeftOutAndTheDaemonServes() async throws {
+        // The same extension twice: the second's kinds are all taken by the first.
+        let path = BuiltProducts.path(of: "faulty-extension")
+        let copy = #", { "id": "zcopy", "executable": "\#(path)", "devices": ["porch"] }"#
+        let daemon = try DaemonHarness(configuration: configuration(more: copy))
+        try daemon.start()
+        #expect(daemon.log.contains(#"warning: extension zcopy: its control kind "test.porch" is taken by another control and is left out; give it a kind of its own"#), "\(daemon.log)")
+        #expect(daemon.cli(["on", "swift-porch"]).status == 0)
+        #expect(daemon.cli(["status"]).stdout.contains(#"extension zcopy: its control kind "test.crash" is taken by another control and is left out"#))
     }
 
     @Test func aDeviceTheExtensionMayNotUseIsRefusedByName() async throws {

@@ -145,7 +145,8 @@ public final class SwitchboardDaemon: Sendable {
             // restart): its controls join the serving configuration, and their placements are placed.
             group.addTask {
                 for await _ in self.listings {
-                    await self.runtime?.addControls(self.extensions.definitions())
+                    guard let runtime = self.runtime else { continue }
+                    await runtime.addControls(self.extensionDefinitions(for: runtime.configuration))
                 }
             }
             if let interval = SystemdNotifier.watchdogInterval() {
@@ -196,7 +197,7 @@ public final class SwitchboardDaemon: Sendable {
         }
         let runtime = try await NodeRuntime(
             configuration: configuration, chips: opened.chips, persisted: persisted, stateFile: stateFile,
-            extraControls: swiftControls + extensions.definitions(), handover: handover, mqttConnection: mqttConnection, log: log
+            extraControls: swiftControls + extensionDefinitions(for: configuration), handover: handover, mqttConnection: mqttConnection, log: log
         )
         chips.withLock { $0 = opened }
         return runtime
@@ -241,6 +242,15 @@ public final class SwitchboardDaemon: Sendable {
             log(.info, "configuration \(generation) serving")
             await runtime.runServices()
         }
+    }
+
+    /// The extensions' controls that a configuration can take: kinds of devices.json's and of
+    /// compiled-in controls stay theirs; a clash is logged once.
+    private func extensionDefinitions(for configuration: SwitchboardConfiguration) -> [ControlDefinition] {
+        let before = Set(extensions.problems)
+        let definitions = extensions.definitions(excluding: configuration.controls.map(\.kind) + swiftControls.map(\.kind))
+        for problem in extensions.problems where !before.contains(problem) { log(.warning, problem) }
+        return definitions
     }
 
     /// The configuration serving from now on.

@@ -49,12 +49,32 @@ final class ExtensionHosts: Sendable {
     /// Every extension, by id.
     var all: [ExtensionHost] { hosts.withLock { hosts in hosts.keys.sorted().compactMap { hosts[$0] } } }
 
-    /// The controls of every extension that has listed them.
-    func definitions() -> [ControlDefinition] { all.flatMap { $0.definitions() } }
+    /// The controls of every extension that has listed them, but for kinds already taken (by
+    /// devices.json, compiled-in Swift controls, or an extension before it in id order): a kind
+    /// is one control, so those are left out, and ``problems`` says so.
+    func definitions(excluding taken: [String]) -> [ControlDefinition] {
+        var seen = Set(taken)
+        var result: [ControlDefinition] = []
+        var clashes: [String] = []
+        for host in all {
+            for definition in host.definitions() {
+                if seen.insert(definition.kind).inserted {
+                    result.append(definition)
+                } else {
+                    clashes.append("extension \(host.settings.id): its control kind \"\(definition.kind)\" is taken by another control and is left out; give it a kind of its own")
+                }
+            }
+        }
+        self.clashes.withLock { $0 = clashes }
+        return result
+    }
 
-    /// How each extension is, for `switchboard status`: those not running.
+    private let clashes = Locked<[String]>([])
+
+    /// How each extension is, for `switchboard status`: those not running, and kinds left out.
     var problems: [String] {
         all.compactMap { host in host.condition == "running" ? nil : "extension \(host.settings.id): \(host.condition)" }
+            + clashes.withLock { $0 }
     }
 
     /// Stops every extension and ends ``run()``.

@@ -28,7 +28,7 @@ struct PorchProvider: ControlValueProvider {
 
 struct PorchToggle: ControlWidget {
     var body: some ControlWidgetConfiguration {
-        StaticControlConfiguration(kind: "test.porch", provider: PorchProvider()) { isOn in
+        StaticControlConfiguration(kind: "\(kindPrefix).porch", provider: PorchProvider()) { isOn in
             ControlWidgetToggle("Porch", isOn: isOn, action: SetPorch()) { isOn in
                 Image(systemName: isOn ? "lightbulb.fill" : "lightbulb")
             }
@@ -36,6 +36,10 @@ struct PorchToggle: ControlWidget {
         .displayName("Porch")
     }
 }
+
+/// The first part of every kind: `test`, or `second` for a second copy run beside the first
+/// (`--second`), so that two extensions list different kinds.
+let kindPrefix = CommandLine.arguments.contains("--second") ? "second" : "test"
 
 /// Counts presses of the bump button; the counter toggle shows whether the count is odd.
 let bumps = Mutex(0)
@@ -46,14 +50,14 @@ struct Bump: AppIntent {
     func perform() async throws -> some IntentResult {
         bumps.withLock { $0 += 1 }
         // Only the counter's controls show it: they reload because the extension asks.
-        ControlCenter.shared.reloadControls(ofKind: "test.counter")
+        ControlCenter.shared.reloadControls(ofKind: "\(kindPrefix).counter")
         return .result()
     }
 }
 
 struct BumpButton: ControlWidget {
     var body: some ControlWidgetConfiguration {
-        StaticControlConfiguration(kind: "test.bump") {
+        StaticControlConfiguration(kind: "\(kindPrefix).bump") {
             ControlWidgetButton(action: Bump()) { Label("Bump", systemImage: "plus") }
         }
     }
@@ -72,7 +76,7 @@ struct SetNothing: SetValueIntent {
 
 struct CounterToggle: ControlWidget {
     var body: some ControlWidgetConfiguration {
-        StaticControlConfiguration(kind: "test.counter", provider: OddCount()) { isOdd in
+        StaticControlConfiguration(kind: "\(kindPrefix).counter", provider: OddCount()) { isOdd in
             ControlWidgetToggle("Counter", isOn: isOdd, action: SetNothing()) { _ in Image(systemName: "number") }
         }
     }
@@ -129,7 +133,7 @@ protocol MisbehavingButton: ControlWidget {
 
 extension MisbehavingButton {
     var body: some ControlWidgetConfiguration {
-        StaticControlConfiguration(kind: "test.\(Self.misdeed.rawValue)") {
+        StaticControlConfiguration(kind: "\(kindPrefix).\(Self.misdeed.rawValue)") {
             ControlWidgetButton(action: Misbehave(Self.misdeed)) {
                 Label(Self.misdeed.rawValue.capitalized, systemImage: "exclamationmark.triangle")
             }
