@@ -75,6 +75,30 @@ struct ExtensionHostingTests {
         #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" }, "\(values(daemon))")
     }
 
+    @Test func anIntentOnAZigbeeLightCompletesOnTheLightsOwnState() async throws {
+        let broker = try MosquittoBroker()
+        // The stand-in answers its /set with its new state 300 ms later, as a slow Zigbee bulb.
+        let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/porch_light", delay: .milliseconds(300))
+        let zigbeePorch = #"{ "id": "porch", "name": "Porch Light", "type": "mqtt", "mqtt": { "stateTopic": "zigbee2mqtt/porch_light", "valueKey": "state", "onValue": "ON", "offValue": "OFF", "commandTopic": "zigbee2mqtt/porch_light/set", "onPayload": "{\"state\":\"ON\"}", "offPayload": "{\"state\":\"OFF\"}", "timeout": "5s" } }"#
+        let file = configuration(port: broker.port).replacingOccurrences(
+            of: #"{ "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } }"#, with: zigbeePorch
+        )
+        let daemon = try DaemonHarness(configuration: file)
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        // Before its first state message the light's value is not known: the Swift control's
+        // provider throws, and the control is stale.
+        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "off stale" }, "\(values(daemon))")
+
+        let started = ContinuousClock.now
+        let on = await daemon.cliInBackground(["on", "swift-porch"])
+        let took = ContinuousClock.now - started
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(bulb.commands.value == [#"{"state":"ON"}"#])
+        #expect(took >= .milliseconds(300), "the intent returned only once the bulb's state confirmed it (\(took))")
+        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" && values(daemon)["porch"] == "on" }, "\(values(daemon))")
+    }
+
     @Test func homeAssistantSeesTheExtensionsControlsAsEntities() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")

@@ -70,8 +70,17 @@ public struct ControlDefinition: Sendable {
     /// Renders the control's current value for a configuration and performs its action: how a
     /// control extension carries out a perform the daemon has already allowed.
     /// - Parameter newValue: a toggle's new state; nil for a button.
+    /// A control whose current value cannot be read (a light that has not reported yet) acts
+    /// with its preview's action, as the daemon shows and performs it.
     public func act(configuration: [String: String], newValue: Bool?) async throws -> any IntentResult {
-        let snapshot = try await render(.current, configuration: configuration)
+        let snapshot: TemplateSnapshot
+        do {
+            snapshot = try await render(.current, configuration: configuration)
+        } catch let error as ControlError where error.code == .needsConfiguration || error.code == .invalidConfiguration {
+            throw error
+        } catch {
+            snapshot = try await render(.preview, configuration: configuration)
+        }
         return try await DeviceCenter.$controlKind.withValue(kind) { try await snapshot.action.perform(newValue: newValue) }
     }
 }
