@@ -201,7 +201,10 @@ case "button":
         let escaped = id.replacingOccurrences(of: "\"", with: "")
         let reply = try client.send(line: #"{"op":"button","id":"\#(escaped)","hold":"\#(hold.replacingOccurrences(of: "\"", with: ""))"}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
-        for announcement in reply.announcements ?? [] { print(announcement) }
+        let announcements = reply.announcements ?? []
+        for announcement in announcements { print(announcement) }
+        // A press that was refused or failed is no press done; cancelled (released early) is.
+        if announcements.contains(where: { $0.hasPrefix("refused:") || $0.hasPrefix("failed:") }) { exit(Exit.refused.rawValue) }
     } catch {
         fail(String(describing: error), .unreachable)
     }

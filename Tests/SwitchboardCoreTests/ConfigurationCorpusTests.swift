@@ -62,10 +62,39 @@ import Testing
             try ConfigurationLoader.load(data: deep)
         } throws: { error in
             let problems = (error as? ConfigurationError)?.problems.map(\.description) ?? []
-            return problems.count == 1 && problems[0].hasPrefix("is not valid JSON (") && problems[0].hasSuffix("); check for a missing comma, quote or brace")
+            return problems == ["is not valid JSON: line 1, column 513: expected at most 512 levels of nesting"]
         }
         let nestedObject = Data(("{\"node\": " + String(repeating: "{\"a\": ", count: 100_000) + "1" + String(repeating: "}", count: 100_001)).utf8)
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(data: nestedObject) }
+    }
+
+    @Test func syntaxErrorsSayWhereAndWhatWasExpected() {
+        let cases: [(String, String)] = [
+            ("{\n  \"node\": \"x\",\n  \"chips\": [ }\n", "line 3, column 14: expected a value (an object, array, string, number, true, false or null)"),
+            ("{\n  \"chips\": [ { \"id\": \"main\" \"chip\": \"header\" } ]\n}", "line 2, column 29: expected \",\" or \"}\" after a member"),
+            ("{ \"node\": \"gar\u{00E4}ge\" \"x\": 1 }", "line 1, column 20: expected \",\" or \"}\" after a member"),
+            ("{ \"node\": \"x\"", "line 1, column 14: expected \",\" or \"}\" after a member"),
+            ("{ \"node\": tru }", "line 1, column 11: expected true"),
+            ("{ \"node\": \"a\tb\" }", "line 1, column 13: expected no control character inside a string (write \\n or \\t)"),
+            ("{ \"n\": 1. }", "line 1, column 10: expected a digit after the decimal point"),
+            ("{} x", "line 1, column 4: expected the end of the file after the top-level value"),
+        ]
+        for (text, message) in cases {
+            #expect(throws: ConfigurationError(file: "devices.json", problems: [ConfigurationProblem("", "is not valid JSON: " + message)])) {
+                try ConfigurationLoader.load(data: Data(text.utf8))
+            }
+        }
+    }
+
+    @Test func holdTimeSaysWhatIsAllowed() {
+        let file = #"{ "node": "x", "actionButtons": [ { "id": "b", "placement": "p", "holdTime": "0ms", "gpio": { "chip": "main", "line": 5 } } ] }"#
+        var problems: [String] = []
+        do {
+            _ = try ConfigurationLoader.load(data: Data(file.utf8))
+        } catch let error as ConfigurationError {
+            problems = error.problems.map(\.description)
+        } catch {}
+        #expect(problems.first == "actionButtons[0].holdTime: 0ms is outside what is allowed: from 20ms to 30s", "\(problems)")
     }
 
     @Test func missingFileSaysSo() {
@@ -83,3 +112,4 @@ import Testing
         #expect(DurationText.countdown(.seconds(581)) == "9:41")
     }
 }
+

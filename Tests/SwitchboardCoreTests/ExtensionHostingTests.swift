@@ -18,7 +18,8 @@ struct ExtensionHostingTests {
         { "node": "ext-test", \(mqtt) "chips": [{ "id": "main", "chip": "header" }],
           "devices": [
             { "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } },
-            { "id": "garage", "name": "Garage Door", "type": "relay", "gpio": { "chip": "main", "line": 22 } }
+            { "id": "garage", "name": "Garage Door", "type": "relay", "gpio": { "chip": "main", "line": 22 } },
+            { "id": "bell", "name": "Bell", "type": "pulse", "pulse": "500ms", "gpio": { "chip": "main", "line": 23 } }
           ],
           "controls": [ { "kind": "porch-light", "template": "toggle", "device": "porch", "symbols": {"on": "lightbulb.fill", "off": "lightbulb"} } ],
           "placements": [
@@ -34,7 +35,7 @@ struct ExtensionHostingTests {
             { "id": "bump", "control": "test.bump", "space": "controlCenter" },
             { "id": "counter", "control": "test.counter", "space": "controlCenter" }
           ],
-          "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch"], "timeout": "2s" }\(more) ]
+          "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch", "bell"], "timeout": "2s" }\(more) ]
         }
         """
     }
@@ -168,7 +169,7 @@ struct ExtensionHostingTests {
         try daemon.start()
         let refused = daemon.cli(["press", "forbidden"])
         #expect(refused.status == 1)
-        #expect(refused.stderr == "switchboard: control \"forbidden\" failed: extension \"faulty\" may not use device \"garage\"; devices.json allows it porch\n", "\(refused.stderr)")
+        #expect(refused.stderr == "switchboard: control \"forbidden\" failed: extension \"faulty\" may not use device \"garage\"; devices.json allows it porch, bell\n", "\(refused.stderr)")
         #expect(daemon.cli(["status"]).stdout.contains("garage=off") || !daemon.log.contains("garage=on"))
     }
 

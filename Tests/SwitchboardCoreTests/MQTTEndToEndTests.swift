@@ -203,6 +203,23 @@ struct MQTTEndToEndTests {
         #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
         #expect(daemon.log.contains("info: button button: performed: On"))
     }
+
+    @Test func aRefusedHoldExitsNonZero() async throws {
+        let file = DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #"{ "id": "action", "control": "porch-light", "space": "actionButton" }"#,
+            with: #"{ "id": "action", "control": "garage-door", "space": "actionButton" }"#
+        )
+        let daemon = try DaemonHarness(configuration: file)
+        try daemon.start()
+        #expect(daemon.cli(["lock"]).status == 0)
+        let refused = await daemon.cliInBackground(["button", "button", "--hold", "1s"])
+        #expect(refused.stdout == "refused: Unlock Switchboard to use Garage Door\n")
+        #expect(refused.status == 1)
+        #expect(daemon.cli(["unlock"]).status == 0)
+        let tapped = await daemon.cliInBackground(["button", "button", "--hold", "200ms"])
+        #expect(tapped.stdout == "hint: Hold for Garage Door\ncancelled: Cancelled\n")
+        #expect(tapped.status == 0, "released early is a press done, not refused")
+    }
 }
 
 @Suite(.timeLimit(.minutes(1)))

@@ -41,6 +41,9 @@ public enum ConfigurationLoader {
         do {
             json = try JSONValue.parse(data)
         } catch {
+            if let syntax = JSONSyntax.firstError(in: data) {
+                throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "is not valid JSON: line \(syntax.line), column \(syntax.column): expected \(syntax.expected)")])
+            }
             throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "is not valid JSON (\(parseErrorSummary(error))); check for a missing comma, quote or brace")])
         }
         var problems: [ConfigurationProblem] = []
@@ -293,7 +296,8 @@ public enum ConfigurationLoader {
             problems.append(ConfigurationProblem(reader.child("gpio"), "is required (an object with \"chip\" and \"line\")"))
         }
         let placement = reader.string("placement", required: true, &problems) ?? ""
-        let hold = reader.duration("holdTime", default: .milliseconds(700), &problems) ?? .milliseconds(700)
+        // Shorter than a debounce window is no hold; longer than 30 s is no button anyone holds.
+        let hold = reader.duration("holdTime", in: .milliseconds(20) ... .seconds(30), default: .milliseconds(700), &problems) ?? .milliseconds(700)
         var announcers: [ActionButtonSettings.Announcer] = []
         let announce = reader.array("announce", &problems)
         for (index, element) in (announce.isEmpty ? [.string("log")] : announce).enumerated() {

@@ -66,12 +66,21 @@ struct ObjectReader {
         }
     }
 
-    mutating func duration(_ key: String, default fallback: Duration?, _ problems: inout [ConfigurationProblem]) -> Duration? {
+    /// A duration; `range` says what is allowed (by default anything longer than zero).
+    mutating func duration(_ key: String, in range: ClosedRange<Duration>? = nil, default fallback: Duration?, _ problems: inout [ConfigurationProblem]) -> Duration? {
         switch value(key) {
         case nil, .null?: return fallback
         case .string(let text)?:
-            guard let duration = DurationText.parse(text), duration > .zero else {
+            guard let duration = DurationText.parse(text) else {
                 problems.append(ConfigurationProblem(child(key), "\"\(text)\" is not a duration: write it like \"500ms\", \"20s\", \"10m\" or \"1h\""))
+                return fallback
+            }
+            if let range, !range.contains(duration) {
+                problems.append(ConfigurationProblem(child(key), "\(text) is outside what is allowed: from \(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound))"))
+                return fallback
+            }
+            guard range != nil || duration > .zero else {
+                problems.append(ConfigurationProblem(child(key), "\(text) is no time at all: give a duration longer than zero, like \"500ms\""))
                 return fallback
             }
             return duration

@@ -111,8 +111,9 @@ struct Misbehave: AppIntent {
         case .flood:
             for _ in 0..<20_000 { emit(#"{"event":"noise"}"#) }
         case .deviceFlood:
-            // Device calls it never waits for, far more than a daemon answers at once.
-            for call in 1_000_000..<1_001_000 { emit(#"{"device":"set","id":"porch","value":true,"call":\#(call)}"#) }
+            // Device calls it never waits for, each taking the bell's whole pulse: far more than a
+            // daemon carries out at once.
+            for call in 1_000_000..<1_001_000 { emit(#"{"device":"pulse","id":"bell","call":\#(call)}"#) }
         case .forbidden:
             try await Relay.garage.set(true)
         }
