@@ -18,6 +18,7 @@ usage: switchboard [--socket PATH] <command> [arguments]
   configure <id> --device D               choose which device a configurable control drives
   remove <id>                             remove a placed control
   reload [--kind K]                       reload all controls, or one kind
+  apply                                   re-read the daemon's devices.json (as SIGHUP does) and say what changed
   lock | unlock                           lock or unlock Switchboard
   status                                  node, lock state, outputs and controls
   button <id> --hold <duration>           press a simulated Action button (switchboardd --simulate)
@@ -182,6 +183,20 @@ case "reload":
     finishArguments()
     let reply = request(ControlCommand(.reload, kind: kind))
     for presentation in reply.presentations ?? [] { print(describe(presentation)) }
+case "apply":
+    finishArguments()
+    do {
+        let reply = try client.send(line: #"{"op":"apply"}"#)
+        guard reply.ok else {
+            writeLine("switchboard: " + (reply.error?.message ?? "not applied"), to: STDERR_FILENO)
+            exit(reply.error?.code == "kept" ? Exit.invalid.rawValue : Exit.refused.rawValue)
+        }
+        let changes = reply.changes ?? []
+        print(changes.isEmpty ? "applied: nothing changed" : "applied:")
+        for change in changes { print("  \(change)") }
+    } catch {
+        fail(String(describing: error), .unreachable)
+    }
 case "lock", "unlock":
     finishArguments()
     let reply = request(ControlCommand(command == "lock" ? .lock : .unlock))

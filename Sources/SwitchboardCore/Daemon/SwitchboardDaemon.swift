@@ -46,6 +46,15 @@ public final class SwitchboardDaemon: Sendable {
     private let listings: AsyncStream<Void>
     private let listing: AsyncStream<Void>.Continuation
 
+    /// Reloads and stops, one at a time.
+    enum Work: Sendable {
+        case signal(Int32)
+        case apply(CheckedContinuation<ReloadOutcome, Never>)
+    }
+
+    private let requests: AsyncStream<Work>
+    private let work: AsyncStream<Work>.Continuation
+
     /// The daemon, for closures made before it exists.
     private struct Weak: Sendable { weak var daemon: SwitchboardDaemon? }
 
@@ -62,6 +71,7 @@ public final class SwitchboardDaemon: Sendable {
         self.swiftControls = swiftControls
         (generations, nextGeneration) = AsyncStream<NodeRuntime>.makeStream()
         (listings, listing) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (requests, work) = AsyncStream<Work>.makeStream()
         let me = Locked(Weak()), listing = self.listing
         extensions = ExtensionHosts { settings in
             ExtensionHost(
@@ -154,25 +164,37 @@ public final class SwitchboardDaemon: Sendable {
                     while (try? await Task.sleep(for: interval / 2)) != nil { self.notifier.notify("WATCHDOG=1") }
                 }
             }
-            for await signal in signals {
-                if signal == SIGHUP {
-                    guard await reload(stateFile: stateFile) else {
-                        // Neither configuration runs: better a restart (systemd's
-                        // Restart=on-failure) than a daemon that answers with nothing behind it.
-                        log(.error, "switchboardd stopping: neither the new nor the previous configuration could start")
-                        notifier.notify("STOPPING=1")
-                        exitStatus = 1
-                        break
-                    }
-                } else {
+            // Signals and `switchboard apply` come one at a time, through one queue: two reloads
+            // never overlap.
+            group.addTask {
+                for await signal in signals { self.work.yield(.signal(signal)) }
+            }
+            serving: for await request in requests {
+                let outcome: ReloadOutcome
+                switch request {
+                case .signal(SIGHUP):
+                    outcome = await reload(stateFile: stateFile)
+                case .signal(let signal):
                     log(.info, "switchboardd stopping (signal \(signal))")
                     notifier.notify("STOPPING=1")
-                    break
+                    break serving
+                case .apply(let caller):
+                    outcome = await reload(stateFile: stateFile)
+                    caller.resume(returning: outcome)
+                }
+                if case .fatal = outcome {
+                    // Neither configuration runs: better a restart (systemd's
+                    // Restart=on-failure) than a daemon that answers with nothing behind it.
+                    log(.error, "switchboardd stopping: neither the new nor the previous configuration could start")
+                    notifier.notify("STOPPING=1")
+                    exitStatus = 1
+                    break serving
                 }
             }
             listener.stop()
             nextGeneration.finish()
             listing.finish()
+            work.finish()
             current.withLock { $0 }?.stopServices()
             group.cancelAll()
         }
@@ -261,9 +283,9 @@ public final class SwitchboardDaemon: Sendable {
         for kind in swiftControls.map(\.kind) + extensions.all.flatMap(\.kinds) { runtime.center.push(kind: kind) }
     }
 
-    /// SIGHUP: validates the file first; a bad file keeps the running configuration.
-    /// - Returns: false when neither the new configuration nor the previous one could start.
-    private func reload(stateFile: StateFile) async -> Bool {
+    /// SIGHUP or `switchboard apply`: validates the file first; a bad file keeps the running
+    /// configuration.
+    private func reload(stateFile: StateFile) async -> ReloadOutcome {
         log(.info, "reloading \(options.configPath)")
         let configuration: SwitchboardConfiguration
         let opened: OpenChips
@@ -272,9 +294,9 @@ public final class SwitchboardDaemon: Sendable {
             opened = try openChips(for: configuration)
         } catch {
             log(.error, "\(error)\nkeeping the running configuration")
-            return true
+            return .kept(String(describing: error))
         }
-        guard let old = current.withLock({ $0 }) else { return false }
+        guard let old = current.withLock({ $0 }) else { return .fatal }
         try? await old.persistRuntimeState()
         // An unchanged broker connection stays up: nothing on the broker (Home Assistant) flaps.
         let connection = old.bridge?.handOver(to: configuration)
@@ -286,18 +308,27 @@ public final class SwitchboardDaemon: Sendable {
             let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover, mqttConnection: connection)
             setCurrent(runtime)
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
+            return .reloaded(old.configuration.changes(to: configuration))
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
             do {
                 let restored = try await start(old.configuration, chips: try openChips(for: old.configuration), stateFile: stateFile, handover: handover, mqttConnection: connection)
                 setCurrent(restored)
+                return .kept("the new configuration could not start: \(error); the previous one runs again")
             } catch {
                 log(.error, "the previous configuration could not start again either: \(error)")
                 current.withLock { $0 = nil }
-                return false
+                return .fatal
             }
         }
-        return true
+    }
+
+    /// Re-reads devices.json, as SIGHUP does, and says how it went: what changed, or why the
+    /// running configuration was kept.
+    public func apply() async -> ReloadOutcome {
+        await withCheckedContinuation { caller in
+            if case .terminated = work.yield(.apply(caller)) { caller.resume(returning: .kept("switchboardd is stopping")) }
+        }
     }
 
     private func serve(_ listener: UnixSocketListener) async {

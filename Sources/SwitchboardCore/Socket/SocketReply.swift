@@ -19,6 +19,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var announcements: [String]?
     /// What went wrong that the user must know of (an unreadable state file), for `status`.
     public var warnings: [String]?
+    /// What a reload changed, for `apply` (empty: nothing).
+    public var changes: [String]?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -27,7 +29,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings
+        case node, devices, announcements, warnings, changes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -37,6 +39,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         devices = try container.decodeIfPresent([DeviceValue].self, forKey: .devices)
         announcements = try container.decodeIfPresent([String].self, forKey: .announcements)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
+        changes = try container.decodeIfPresent([String].self, forKey: .changes)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -46,6 +49,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(devices, forKey: .devices)
         try container.encodeIfPresent(announcements, forKey: .announcements)
         try container.encodeIfPresent(warnings, forKey: .warnings)
+        try container.encodeIfPresent(changes, forKey: .changes)
     }
 
     // The control reply's fields, read through.

@@ -95,6 +95,18 @@ struct SocketSession {
             return reply
         case "button":
             return await pressButton(line, runtime: runtime)
+        case "apply":
+            daemon.log(.info, "cli: apply \(daemon.options.configPath)")
+            switch await daemon.apply() {
+            case .reloaded(let changes):
+                var reply = SocketReply(ControlReply())
+                reply.changes = changes
+                return reply
+            case .kept(let reason):
+                return .failure(code: "kept", message: "\(reason)\nthe running configuration was kept")
+            case .fatal:
+                return .failure(code: "stopping", message: "neither the new nor the previous configuration could start; switchboardd is stopping (systemd restarts it)")
+            }
         default:
             break
         }

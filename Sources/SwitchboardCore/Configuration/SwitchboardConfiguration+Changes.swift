@@ -1,0 +1,33 @@
+extension SwitchboardConfiguration {
+    /// What a reload to `new` changes, one line each, for `switchboard apply`: devices, controls,
+    /// placements, Action buttons and extensions added, removed or changed; the node, the broker.
+    public func changes(to new: SwitchboardConfiguration) -> [String] {
+        var lines: [String] = []
+        if node != new.node { lines.append("node renamed from \(node) to \(new.node)") }
+        if mqtt != new.mqtt {
+            lines.append(new.mqtt == nil ? "MQTT switched off" : mqtt == nil ? "MQTT switched on" : "MQTT settings changed (the broker connection was made again)")
+        }
+        Self.compare("chip", chips, new.chips, id: \.id, &lines)
+        Self.compare("device", devices, new.devices, id: \.id, &lines)
+        Self.compare("control", controls, new.controls, id: \.kind, &lines)
+        Self.compare("placement", placements, new.placements, id: \.id, &lines)
+        Self.compare("Action button", actionButtons, new.actionButtons, id: \.id, &lines)
+        Self.compare("extension", extensions, new.extensions, id: \.id, &lines)
+        return lines
+    }
+
+    /// Lines for the elements added, removed and changed (position aside) between two arrays.
+    private static func compare<Settings: PositionedSettings>(
+        _ noun: String, _ old: [Settings], _ new: [Settings], id: KeyPath<Settings, String>, _ lines: inout [String]
+    ) {
+        let before = Dictionary(old.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(new.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
+        for item in new where before[item[keyPath: id]] == nil { lines.append("\(noun) \(item[keyPath: id]) added") }
+        for item in old where after[item[keyPath: id]] == nil { lines.append("\(noun) \(item[keyPath: id]) removed") }
+        for item in new {
+            guard var previous = before[item[keyPath: id]] else { continue }
+            previous.position = item.position
+            if previous != item { lines.append("\(noun) \(item[keyPath: id]) changed") }
+        }
+    }
+}
