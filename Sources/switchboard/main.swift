@@ -20,7 +20,8 @@ usage: switchboard [--socket PATH] <command> [arguments]
   reload [--kind K]                       reload all controls, or one kind
   apply                                   re-read the daemon's devices.json (as SIGHUP does) and say what changed
   lock | unlock                           lock or unlock Switchboard
-  status                                  node, lock state, outputs and controls
+  status                                  node, lock state, outputs and controls (and why any is stale)
+  health                                  exit 0 when all is well, else 1 with one line per problem
   button <id> --hold <duration>           press a simulated Action button (switchboardd --simulate)
   check <file> [--simulate]               validate a devices.json without a daemon
 
@@ -207,7 +208,24 @@ case "status":
     print("node \(reply.node ?? "?"), \(reply.locked == true ? "locked" : "unlocked")")
     for warning in reply.warnings ?? [] { print("warning: \(warning)") }
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
-    for presentation in reply.presentations ?? [] { print("control " + describe(presentation)) }
+    if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
+    for presentation in reply.presentations ?? [] {
+        let reason = presentation.id.flatMap { reply.staleReasons?[$0] }.map { ": \($0)" } ?? ""
+        print("control " + describe(presentation) + reason)
+    }
+case "health":
+    finishArguments()
+    let reply = request(ControlCommand(.status))
+    // What a monitoring system needs: one line per thing that is wrong, and the exit status.
+    var problems = reply.warnings ?? []
+    if reply.mqtt == "disconnected" { problems.append("not connected to the MQTT broker") }
+    for (id, reason) in (reply.staleReasons ?? [:]).sorted(by: { $0.key < $1.key }) { problems.append("control \(id) is stale: \(reason)") }
+    if problems.isEmpty {
+        print("healthy: node \(reply.node ?? "?")")
+    } else {
+        for problem in problems { print(problem) }
+        exit(Exit.refused.rawValue)
+    }
 case "button":
     let id = argument("an Action button's id")
     guard let hold = option("--hold") else { fail("button needs --hold <duration>, such as --hold 1s\n\n\(usage)", .usage) }

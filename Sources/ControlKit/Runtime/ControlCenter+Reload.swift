@@ -74,6 +74,16 @@ extension ControlCenter {
         }
     }
 
+    /// Why each stale placed control is stale (what its provider threw last), by placement id.
+    public var staleReasons: [String: String] {
+        placed.compactMapValues { $0.stale ? $0.staleReason : nil }
+    }
+
+    /// A provider's error as a reason: a ``ControlError``'s particulars, anything else as it describes itself.
+    static func reason(_ error: any Error) -> String {
+        (error as? ControlError)?.detail ?? String(describing: error)
+    }
+
     enum RefreshResult {
         case rendered
         case needsConfiguration
@@ -103,6 +113,7 @@ extension ControlCenter {
             guard placed[id]?.generation == generation else { return .gone }
             placed[id]?.snapshot = snapshot
             placed[id]?.stale = false
+            placed[id]?.staleReason = nil
             placed[id]?.needsConfiguration = false
             result = .rendered
         } catch let error as ControlError where error.code == .needsConfiguration {
@@ -117,6 +128,7 @@ extension ControlCenter {
                 placed[id]?.snapshot = preview
             }
             placed[id]?.stale = true
+            placed[id]?.staleReason = Self.reason(error)
             result = .failed
         }
         publish(id)

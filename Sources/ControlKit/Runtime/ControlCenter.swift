@@ -20,6 +20,8 @@ public actor ControlCenter {
         /// The last good render (or the preview, before the first good one).
         var snapshot: TemplateSnapshot?
         var stale = false
+        /// Why it is stale: what its provider threw last.
+        var staleReason: String?
         var needsConfiguration = false
         var statusUntil: AnyClock.Instant?
         /// The presentation last sent to observers.

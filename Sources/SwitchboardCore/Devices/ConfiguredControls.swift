@@ -44,7 +44,8 @@ public enum ConfiguredControls {
                     isOn = false
                 case .current:
                     guard let value = try hub.value(of: device.id) else {
-                        throw ControlError(.unavailable, kind: control.kind, detail: "\(device.name)'s state is not known yet")
+                        let source = device.mqtt.map { "no state message on \($0.stateTopic) yet" } ?? "no value yet"
+                        throw ControlError(.unavailable, kind: control.kind, detail: "\(device.name)'s state is not known: \(source)")
                     }
                     isOn = value
                 }

@@ -21,6 +21,10 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var warnings: [String]?
     /// What a reload changed, for `apply` (empty: nothing).
     public var changes: [String]?
+    /// Why each stale control is stale, by placement id, for `status`.
+    public var staleReasons: [String: String]?
+    /// The broker connection, for `status`: `connected` or `disconnected` (absent: no MQTT).
+    public var mqtt: String?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -29,7 +33,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -40,6 +44,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
         announcements = try container.decodeIfPresent([String].self, forKey: .announcements)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
         changes = try container.decodeIfPresent([String].self, forKey: .changes)
+        staleReasons = try container.decodeIfPresent([String: String].self, forKey: .staleReasons)
+        mqtt = try container.decodeIfPresent(String.self, forKey: .mqtt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -50,6 +56,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(announcements, forKey: .announcements)
         try container.encodeIfPresent(warnings, forKey: .warnings)
         try container.encodeIfPresent(changes, forKey: .changes)
+        try container.encodeIfPresent(staleReasons, forKey: .staleReasons)
+        try container.encodeIfPresent(mqtt, forKey: .mqtt)
     }
 
     // The control reply's fields, read through.

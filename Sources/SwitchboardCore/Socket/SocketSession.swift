@@ -132,6 +132,9 @@ struct SocketSession {
                 socketReply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
                 let warnings = daemon.warnings.withLock { $0 } + daemon.extensions.problems
                 socketReply.warnings = warnings.isEmpty ? nil : warnings
+                let stale = await runtime.center.staleReasons
+                socketReply.staleReasons = stale.isEmpty ? nil : stale
+                socketReply.mqtt = runtime.bridge.map { $0.connection.connected ? "connected" : "disconnected" }
             default:
                 break
             }
