@@ -189,6 +189,15 @@ reboot)
         pass "the reboot stopped the unit and the daemon cleanly (\"switchboardd stopped\", \"Stopped switchboardd.service\" in the previous boot's journal)"
     else fail "the previous boot's journal lacks \"switchboardd stopped\" or \"Stopped switchboardd.service\""; fi
     journalctl -b -u switchboardd.service --no-pager -o short-monotonic | tail -30 | sed 's/^/    /'
+
+    echo "--- deploy/uninstall.sh, then --purge"
+    if /mnt/switchboard/deploy/uninstall.sh; then pass "uninstall.sh finished"; else fail "uninstall.sh exited with $?"; fi
+    check "unit after uninstall (is-active; unit file)" "inactive absent" "$(systemctl is-active switchboardd.service 2>&1) $([[ -e /etc/systemd/system/switchboardd.service ]] && echo present || echo absent)"
+    check "programs and extensions after uninstall" "absent absent absent" "$([[ -e /usr/local/bin/switchboardd ]] && echo present || echo absent) $([[ -e /usr/local/bin/switchboard ]] && echo present || echo absent) $([[ -e /usr/local/libexec/switchboard ]] && echo present || echo absent)"
+    check "devices.json and the state kept" "kept kept" "$([[ -e /etc/switchboard/devices.json ]] && echo kept || echo gone) $([[ -d /var/lib/switchboard ]] && echo kept || echo gone)"
+    check "no switchboardd process left" "" "$(pgrep -x switchboardd)"
+    if /mnt/switchboard/deploy/uninstall.sh --purge; then pass "uninstall.sh --purge finished"; else fail "uninstall.sh --purge exited with $?"; fi
+    check "after --purge: configuration, state, user" "gone gone gone" "$([[ -e /etc/switchboard ]] && echo kept || echo gone) $([[ -e /var/lib/switchboard ]] && echo kept || echo gone) $(getent passwd switchboard >/dev/null && echo kept || echo gone)"
     finish poweroff
     ;;
 *)
