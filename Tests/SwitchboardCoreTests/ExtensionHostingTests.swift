@@ -100,6 +100,18 @@ struct ExtensionHostingTests {
         #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" && values(daemon)["porch"] == "on" }, "\(values(daemon))")
     }
 
+    @Test func theSamplesExtensionOffersTheDevicesItMayUseAsItsChoices() throws {
+        let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": 1"#))
+        try daemon.start()
+        #expect(daemon.log.contains("extension home: running (pid "), "\(daemon.log)")
+        let gallery = daemon.cli(["gallery"]).stdout
+        #expect(gallery.contains("   Light: porch (Porch Light), kitchen (Kitchen Light)\n"), "\(gallery)")
+        let placed = daemon.cli(["add", "com.switchboard.example.Light", "--device", "kitchen", "--id", "swift-kitchen"])
+        #expect(placed.status == 0, "\(placed.stderr)")
+        let refused = daemon.cli(["add", "com.switchboard.example.Light", "--device", "fan", "--id", "swift-fan"])
+        #expect(refused.status == 1, "the fan is no device the extension may use")
+    }
+
     @Test func homeAssistantSeesTheExtensionsControlsAsEntities() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")

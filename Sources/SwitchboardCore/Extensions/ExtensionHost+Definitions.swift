@@ -9,7 +9,11 @@ extension ExtensionHost {
             ControlDefinition(
                 kind: item.kind, displayName: item.displayName, description: item.description,
                 promptsForUserConfiguration: item.presentation.needsConfiguration, isConfigurable: item.isConfigurable,
-                parameters: { item.parameters },
+                // Asked for each time: their choices may come from the devices (which light),
+                // which the extension can only list once the node serves; the listed ones while it is down.
+                parameters: {
+                    (try? await self.call(ControlCommand(.parameters, kind: item.kind), timeout: self.settings.timeout))?.parameters ?? item.parameters
+                },
                 render: { mode, configuration in try await self.snapshot(item.kind, configuration, preview: mode == .preview) }
             )
         }
