@@ -69,6 +69,15 @@ extension ConfigurationLoader {
             if let id = control.device {
                 checkControlDevice(id, control, configuration, at: "\(path).device", &problems)
             }
+            if let id = control.stateDevice {
+                if let device = configuration.device(id) {
+                    if device.kind == .pulse {
+                        problems.append(ConfigurationProblem("\(path).stateDevice", "\"\(id)\" is a pulse output, which has no state to show; give an input, a relay or an mqtt device"))
+                    }
+                } else {
+                    problems.append(ConfigurationProblem("\(path).stateDevice", "\"\(id)\" is not a device; devices: \(list(configuration.devices.map(\.id)))"))
+                }
+            }
             for id in control.devices {
                 checkControlDevice(id, control, configuration, at: "\(path).devices", &problems)
             }
@@ -104,8 +113,10 @@ extension ConfigurationLoader {
             problems.append(ConfigurationProblem(path, "\"\(id)\" is an input, which a button cannot press; bind it to a toggle, which shows its state"))
         case (.toggle, .input) where control.autoOff != nil:
             problems.append(ConfigurationProblem(path, "\"\(id)\" is an input, which cannot be switched off; remove \"autoOff\""))
-        case (.toggle, .pulse):
-            problems.append(ConfigurationProblem(path, "\"\(id)\" is a pulse output; a toggle needs a relay or mqtt device (use a button for pulses)"))
+        case (.toggle, .pulse) where control.autoOff != nil:
+            problems.append(ConfigurationProblem(path, "\"\(id)\" is a pulse output, which switches itself off; remove \"autoOff\""))
+        case (.toggle, .pulse) where control.stateDevice == nil:
+            problems.append(ConfigurationProblem(path, "\"\(id)\" is a pulse output; a toggle needs a relay or mqtt device, or a \"stateDevice\" to show (a garage door's contact), or use a button"))
         default:
             break
         }

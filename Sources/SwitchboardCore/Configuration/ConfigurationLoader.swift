@@ -246,14 +246,20 @@ public enum ConfigurationLoader {
             problems.append(ConfigurationProblem(reader.child("autoOff"), "only a toggle can switch itself off"))
         }
         let prompts = reader.bool("promptsForConfiguration", default: !devices.isEmpty, &problems)
+        let stateDevice = reader.string("stateDevice", &problems)
+        if stateDevice != nil && device == nil {
+            problems.append(ConfigurationProblem(reader.child("stateDevice"), "is for a control with one \"device\"; a configurable control shows the device it drives"))
+        }
         reader.finish(&problems)
-        return ControlSettings(
+        var settings = ControlSettings(
             kind: kind, template: template, title: title, device: device, devices: devices,
             symbolOn: symbolOn, symbolOff: symbolOff, valueTextOn: valueText.on, valueTextOff: valueText.off, tint: tint,
             actionHintOn: hints.on, actionHintOff: hints.off, statusOn: status.on, statusOff: status.off,
             displayName: displayName, description: description, requiresAuthentication: authentication,
             privacySensitive: privacy, autoOff: autoOff, promptsForConfiguration: prompts
         )
+        settings.stateDevice = stateDevice
+        return settings
     }
 
     /// A text for each state, `{"on": …, "off": …}`, or one string for both (or for a button).

@@ -140,6 +140,9 @@ public struct ControlSettings: PositionedSettings {
     public var device: String?
     /// The devices a configurable control may drive ("which light").
     public var devices: [String]
+    /// Where a static control's value comes from, when not from the device it drives: the garage
+    /// door's reed switch for a toggle that pulses its opener.
+    public var stateDevice: String? = nil
     public var symbolOn: String
     public var symbolOff: String
     public var valueTextOn: String?

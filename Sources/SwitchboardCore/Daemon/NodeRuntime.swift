@@ -162,7 +162,8 @@ public final class NodeRuntime: Sendable {
 
     /// The kinds of control bound to a device.
     func kinds(boundTo device: String) -> [String] {
-        configuration.controls.filter { $0.device == device || $0.devices.contains(device) }.map(\.kind) + readers.kinds(reading: device)
+        configuration.controls.filter { $0.device == device || $0.devices.contains(device) || $0.stateDevice == device }.map(\.kind)
+            + readers.kinds(reading: device)
     }
 
     /// Runs the center, the input watcher, the auto-off schedule and the watchdog until ``stopServices()``.

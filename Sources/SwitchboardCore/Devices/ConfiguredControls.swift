@@ -43,9 +43,11 @@ public enum ConfiguredControls {
                 case .preview:
                     isOn = false
                 case .current:
-                    guard let value = try hub.value(of: device.id) else {
-                        let source = device.mqtt.map { "no state message on \($0.stateTopic) yet" } ?? "no value yet"
-                        throw ControlError(.unavailable, kind: control.kind, detail: "\(device.name)'s state is not known: \(source)")
+                    // The device it drives, or the one its state comes from (a garage door's contact).
+                    let shown = control.stateDevice.flatMap { configuration.device($0) } ?? device
+                    guard let value = try hub.value(of: shown.id) else {
+                        let source = shown.mqtt.map { "no state message on \($0.stateTopic) yet" } ?? "no value yet"
+                        throw ControlError(.unavailable, kind: control.kind, detail: "\(shown.name)'s state is not known: \(source)")
                     }
                     isOn = value
                 }
@@ -66,7 +68,14 @@ public enum ConfiguredControls {
                 isPrivacySensitive: control.privacySensitive,
                 standingStatus: current ? autoOff.status(device.id) : nil,
                 action: ControlAction(title: title, authenticationPolicy: policy) { newValue in
-                    try await autoOff.set(device.id, to: newValue ?? !isOn, on: hub, offAfter: control.autoOff)
+                    let wanted = newValue ?? !isOn
+                    if device.kind == .pulse {
+                        // A garage door: one pulse moves it; its contact says where it is. Asked
+                        // for the state it shows already, it does nothing.
+                        if wanted != isOn { try await hub.pulse(device.id) }
+                    } else {
+                        try await autoOff.set(device.id, to: wanted, on: hub, offAfter: control.autoOff)
+                    }
                     return .result()
                 }
             )
