@@ -84,6 +84,7 @@ extension ConfigurationLoader {
         }
 
         validateExtensions(configuration, &problems)
+        validateInterlocks(configuration, &problems)
 
         for placement in configuration.placements {
             let path = "placements[\(placement.position)]"

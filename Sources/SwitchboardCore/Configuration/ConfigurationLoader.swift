@@ -82,8 +82,12 @@ public enum ConfigurationLoader {
         let placements = readAll(root.array("placements", &problems), "placements", readPlacement, &problems)
         let buttons = readAll(root.array("actionButtons", &problems), "actionButtons", readActionButton, &problems)
         let extensions = readAll(root.array("extensions", &problems), "extensions", readExtension, &problems)
+        let interlocks = readAll(root.array("interlocks", &problems), "interlocks", readInterlock, &problems)
         root.finish(&problems)
-        return SwitchboardConfiguration(node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons, extensions: extensions)
+        return SwitchboardConfiguration(
+            node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
+            extensions: extensions, interlocks: interlocks
+        )
     }
 
     /// Reads each element of an array, remembering its index for messages.

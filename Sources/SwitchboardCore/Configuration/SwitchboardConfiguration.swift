@@ -14,6 +14,11 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var actionButtons: [ActionButtonSettings]
     /// Control extensions the daemon runs, each in its own process.
     public var extensions: [ExtensionSettings] = []
+    /// Groups of outputs of which at most one is on at a time (a blind's up and down relays).
+    public var interlocks: [InterlockSettings] = []
+
+    /// The interlock a device is in, if any.
+    public func interlock(of device: String) -> InterlockSettings? { interlocks.first { $0.devices.contains(device) } }
 
     public func device(_ id: String) -> DeviceSettings? { devices.first { $0.id == id } }
     public func control(_ kind: String) -> ControlSettings? { controls.first { $0.kind == kind } }
@@ -191,6 +196,18 @@ public struct ActionButtonSettings: PositionedSettings {
     public var placement: String
     public var holdTime: Duration
     public var announce: [Announcer]
+}
+
+/// Outputs of which at most one is on at a time, with a dead time between switching one off and
+/// another on, as a blind's up and down relays or a motor's two directions need.
+public struct InterlockSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
+    public var id: String
+    /// Its outputs (relays or pulses).
+    public var devices: [String]
+    /// How long all stay off between one going off and another going on.
+    public var deadTime: Duration
 }
 
 /// A control extension: an executable whose `@main` is a `WidgetBundle`, run by the daemon in

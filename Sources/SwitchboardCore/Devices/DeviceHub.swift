@@ -24,6 +24,10 @@ public final class DeviceHub: Sendable {
     }
 
     private let outputs: [String: Output]
+    /// Each interlocked output's interlock, and each interlock's turn: at most one of its outputs
+    /// is on, and switching within one happens one at a time.
+    private let interlocks: [String: InterlockSettings]
+    private let interlockGates: [String: AsyncGate]
     private let inputs: [String: Input]
     private let settings: [String: DeviceSettings]
     private let stateFile: StateFile?
@@ -58,6 +62,7 @@ public final class DeviceHub: Sendable {
         var watched: [(id: String, edges: DebouncedInput)] = []
         var persisted = persisted
         var taken: [(GPIOSettings, any GPIOLineRequest)] = []
+        let restored = Self.restoredLevels(configuration, persisted)
         do {
             for device in configuration.devices where device.isOutput {
                 guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
@@ -68,11 +73,7 @@ public final class DeviceHub: Sendable {
                     line = handedOver
                     level = kept
                 } else {
-                    switch device.restore {
-                    case .off: level = false
-                    case .on: level = true
-                    case .last: level = persisted.outputs[device.id] ?? false
-                    }
+                    level = restored[device.id] ?? false
                     line = try chip.request(gpio.line, GPIOLineConfiguration(
                         .output(initialValue: device.kind == .pulse ? false : level, drive: gpio.drive),
                         activeLow: gpio.activeLow, bias: gpio.bias
@@ -93,7 +94,17 @@ public final class DeviceHub: Sendable {
             for (gpio, line) in taken { handover.giveBack(gpio, line) }
             throw error
         }
+        // Lines handed over from a configuration without this interlock may both be on: then
+        // none stays on.
+        for interlock in configuration.interlocks where interlock.devices.filter({ persisted.outputs[$0] == true }).count > 1 {
+            for id in interlock.devices {
+                try? outputs[id]?.line.setValue(false)
+                persisted.outputs[id] = false
+            }
+        }
         self.outputs = outputs
+        self.interlocks = Dictionary(configuration.interlocks.flatMap { interlock in interlock.devices.map { ($0, interlock) } }, uniquingKeysWith: { first, _ in first })
+        self.interlockGates = Dictionary(configuration.interlocks.map { ($0.id, AsyncGate()) }, uniquingKeysWith: { first, _ in first })
         self.inputs = inputs
         let valueChanges = Broadcast<String>()
         self.valueChanges = valueChanges
@@ -153,26 +164,7 @@ public final class DeviceHub: Sendable {
     public func set(_ id: String, to value: Bool) async throws {
         if let refusal = refusingInput(id) { throw refusal }
         if let output = outputs[id] {
-            try state.withLock { state in
-                var next = state.persisted
-                next.outputs[id] = value
-                do {
-                    try stateFile?.record(output: id, value: value, in: next)
-                } catch {
-                    throw ControlError(.performFailed, detail: "\(output.settings.name) was not switched: its new state cannot be saved (\(error)); free space in the state directory")
-                }
-                do {
-                    try output.line.setValue(value)
-                } catch {
-                    // The journal has the value that did not happen: record the line's own.
-                    let actual = (try? output.line.value()) ?? state.persisted.outputs[id] ?? false
-                    try? stateFile?.record(output: id, value: actual, in: state.persisted)
-                    throw error
-                }
-                state.persisted = next
-                flusher?.note()
-            }
-            valueChanges.yield(id)
+            try await interlocked(id, on: value) { try self.switchOutput(id, output, to: value) }
             return
         }
         guard let settings = settings[id], let mqtt = settings.mqtt else {
@@ -189,14 +181,76 @@ public final class DeviceHub: Sendable {
     public func pulse(_ id: String) async throws {
         if let refusal = refusingInput(id) { throw refusal }
         guard let output = outputs[id] else { throw ControlError(.performFailed, detail: "\"\(id)\" is not an output device") }
-        try output.line.setValue(true)
-        do {
-            try await clock.sleep(for: output.settings.pulse)
-        } catch {
+        try await interlocked(id, on: true) {
+            try output.line.setValue(true)
+            do {
+                try await self.clock.sleep(for: output.settings.pulse)
+            } catch {
+                try output.line.setValue(false)
+                throw error
+            }
             try output.line.setValue(false)
-            throw error
         }
-        try output.line.setValue(false)
+    }
+
+    /// Runs a switch of an output: directly, or, for an interlocked one, in its interlock's turn,
+    /// with every other output of the interlock switched off first and the dead time waited
+    /// when one was on, so that two are never on together.
+    private func interlocked(_ id: String, on: Bool, _ change: @escaping @Sendable () async throws -> Void) async throws {
+        guard let interlock = interlocks[id], let gate = interlockGates[interlock.id] else { return try await change() }
+        try await gate.withTurn {
+            if on {
+                var switchedOff = false
+                for other in interlock.devices where other != id {
+                    guard let output = outputs[other], (try? output.line.value()) == true else { continue }
+                    try switchOutput(other, output, to: false)
+                    switchedOff = true
+                }
+                if switchedOff, interlock.deadTime > .zero { try await clock.sleep(for: interlock.deadTime) }
+            }
+            try await change()
+        }
+    }
+
+    /// Switches an output: its new value in the journal before the line moves.
+    private func switchOutput(_ id: String, _ output: Output, to value: Bool) throws {
+        try state.withLock { state in
+            var next = state.persisted
+            next.outputs[id] = value
+            do {
+                try stateFile?.record(output: id, value: value, in: next)
+            } catch {
+                throw ControlError(.performFailed, detail: "\(output.settings.name) was not switched: its new state cannot be saved (\(error)); free space in the state directory")
+            }
+            do {
+                try output.line.setValue(value)
+            } catch {
+                // The journal has the value that did not happen: record the line's own.
+                let actual = (try? output.line.value()) ?? state.persisted.outputs[id] ?? false
+                try? stateFile?.record(output: id, value: actual, in: state.persisted)
+                throw error
+            }
+            state.persisted = next
+            flusher?.note()
+        }
+        valueChanges.yield(id)
+    }
+
+    /// The levels outputs start at, by their restore policies; where that would turn on more than
+    /// one output of an interlock, none of them.
+    static func restoredLevels(_ configuration: SwitchboardConfiguration, _ persisted: PersistedState) -> [String: Bool] {
+        var levels: [String: Bool] = [:]
+        for device in configuration.devices where device.isOutput {
+            switch device.restore {
+            case .off: levels[device.id] = false
+            case .on: levels[device.id] = device.kind != .pulse
+            case .last: levels[device.id] = device.kind != .pulse && persisted.outputs[device.id] == true
+            }
+        }
+        for interlock in configuration.interlocks where interlock.devices.filter({ levels[$0] == true }).count > 1 {
+            for id in interlock.devices { levels[id] = false }
+        }
+        return levels
     }
 
     /// Records a remote device's state from its state topic.

@@ -1,0 +1,170 @@
+import ControlKit
+import Foundation
+import SwitchboardCore
+import SwitchboardGPIO
+import SwitchboardSupport
+import SwitchboardTesting
+import Testing
+
+/// A chip that records every write to its lines, and every moment two of `guarded` were high
+/// together: the line history the interlock tests check.
+final class LineHistoryChip: GPIOChip {
+    let base: SimulatedGPIOChip
+    let guarded: Set<Int>
+    let writes = Locked<[(line: Int, high: Bool)]>([])
+    let overlaps = Locked<[String]>([])
+
+    init(_ base: SimulatedGPIOChip, guarded: Set<Int>) {
+        self.base = base
+        self.guarded = guarded
+    }
+
+    var info: GPIOChipInfo { base.info }
+    var now: Duration { base.now }
+    func offset(of line: GPIOLineSelector) throws -> Int { try base.offset(of: line) }
+    func request(_ line: GPIOLineSelector, _ configuration: GPIOLineConfiguration) throws -> any GPIOLineRequest {
+        RecordedLine(try base.request(line, configuration), chip: self)
+    }
+
+    /// Called after every write: are two guarded lines high now?
+    func record(_ line: Int, _ high: Bool) {
+        writes.withLock { $0.append((line, high)) }
+        let high = guarded.filter { (try? base.physicalLevel(.offset($0))) == true }
+        if high.count > 1 { overlaps.withLock { $0.append("lines \(high.sorted()) high together") } }
+    }
+
+    final class RecordedLine: GPIOLineRequest {
+        let line: any GPIOLineRequest
+        let chip: LineHistoryChip
+        init(_ line: any GPIOLineRequest, chip: LineHistoryChip) {
+            self.line = line
+            self.chip = chip
+        }
+        var offset: Int { line.offset }
+        var configuration: GPIOLineConfiguration { line.configuration }
+        var kernelDebounce: Duration { line.kernelDebounce }
+        func value() throws -> Bool { try line.value() }
+        func setValue(_ value: Bool) throws {
+            try line.setValue(value)
+            chip.record(line.offset, value)
+        }
+        func edges() throws -> GPIOEdgeEvents { try line.edges() }
+        func reconfigure(_ configuration: GPIOLineConfiguration) throws -> Bool { try line.reconfigure(configuration) }
+        func release() { line.release() }
+    }
+}
+
+/// Interlocks: a blind's up and down relays are never on together, whichever path switches them
+/// and however fast, with the dead time between them on the clock.
+@Suite(.timeLimit(.minutes(1)))
+struct InterlockTests {
+    static let configuration = #"""
+    {
+      "node": "blinds",
+      "chips": [ { "id": "main", "chip": "header" } ],
+      "devices": [
+        { "id": "up", "name": "Blind Up", "type": "relay", "gpio": { "chip": "main", "line": 20 }, "restore": "last" },
+        { "id": "down", "name": "Blind Down", "type": "relay", "gpio": { "chip": "main", "line": 21 }, "restore": "last" }
+      ],
+      "controls": [
+        { "kind": "up", "template": "toggle", "device": "up" },
+        { "kind": "down", "template": "toggle", "device": "down" }
+      ],
+      "placements": [ { "id": "up", "control": "up" }, { "id": "down", "control": "down" } ],
+      "interlocks": [ { "id": "blind", "devices": ["up", "down"], "deadTime": "500ms" } ]
+    }
+    """#
+
+    let clock = ManualClock()
+    let chip: LineHistoryChip
+    init() { chip = LineHistoryChip(SimulatedGPIOChip(lineCount: 54, clock: clock), guarded: [20, 21]) }
+
+    func node(persisted: PersistedState = PersistedState()) async throws -> NodeRuntime {
+        let configuration = try ConfigurationLoader.load(data: Data(Self.configuration.utf8))
+        return try await NodeRuntime(configuration: configuration, chips: ["main": chip], persisted: persisted, stateFile: nil, log: Log(), clock: clock)
+    }
+
+    @Test func switchingOneOnSwitchesTheOtherOffThenWaitsTheDeadTime() async throws {
+        let node = try await node()
+        let center = node.center
+        var changes = center.changes().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            _ = try await center.perform("up", .setValue(true))
+            #expect(try chip.base.physicalLevel(.offset(20)) == true)
+
+            let down = Task { try await center.perform("down", .setValue(true)) }
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [clock.now.advanced(by: .milliseconds(500))], "the dead time, on the clock")
+            #expect(try chip.base.physicalLevel(.offset(20)) == false && chip.base.physicalLevel(.offset(21)) == false, "both off meanwhile")
+            clock.advance(by: .milliseconds(500))
+            _ = try await down.value
+            #expect(try chip.base.physicalLevel(.offset(21)) == true)
+            #expect(chip.writes.withLock { $0.map { "\($0.line)=\($0.high ? 1 : 0)" } } == ["20=1", "20=0", "21=1"])
+            #expect(chip.overlaps.withLock { $0 }.isEmpty)
+            // The control of the output the interlock switched off follows, as every control
+            // bound to a device whose value changed does.
+            var upShownOff = false
+            while let change = await changes.next() {
+                if case .presentation(let presentation) = change, presentation.id == "up", presentation.value == false { upShownOff = true; break }
+            }
+            #expect(upShownOff)
+            node.stopServices()
+        }
+        node.shutdown()
+    }
+
+    @Test func commandsRacingEachOtherNeverHaveBothOn() async throws {
+        let node = try await node()
+        let center = node.center
+        let done = Locked(0)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    _ = try? await center.perform(index % 2 == 0 ? "up" : "down", index % 3 == 0 ? .setValue(false) : .setValue(true))
+                    done.withLock { $0 += 1 }
+                }
+            }
+            // Let every dead time pass as the commands queue up.
+            while done.withLock({ $0 }) < 40 {
+                await Task.yield()
+                if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(500)) }
+            }
+        }
+        #expect(chip.overlaps.withLock { $0 }.isEmpty, "\(chip.overlaps.withLock { $0 })")
+        #expect(chip.writes.withLock { $0.count } > 10)
+        let levels = try [chip.base.physicalLevel(.offset(20)), chip.base.physicalLevel(.offset(21))]
+        #expect(levels.filter { $0 }.count <= 1)
+        node.shutdown()
+    }
+
+    @Test func aRestoreThatWouldTurnBothOnTurnsNeitherOn() async throws {
+        var persisted = PersistedState()
+        persisted.outputs = ["up": true, "down": true]
+        let node = try await node(persisted: persisted)
+        #expect(try chip.base.physicalLevel(.offset(20)) == false && chip.base.physicalLevel(.offset(21)) == false)
+        node.shutdown()
+        var one = PersistedState()
+        one.outputs = ["up": true, "down": false]
+        let again = try await self.node(persisted: one)
+        #expect(try chip.base.physicalLevel(.offset(20)) == true, "one alone is restored")
+        again.shutdown()
+    }
+
+    @Test func interlocksOfWhatCannotBeInterlockedAreProblems() {
+        let file = Self.configuration.replacingOccurrences(
+            of: #""interlocks": [ { "id": "blind", "devices": ["up", "down"], "deadTime": "500ms" } ]"#,
+            with: #""interlocks": [ { "id": "blind", "devices": ["up", "down"] }, { "id": "one", "devices": ["up"] }, { "id": "x", "devices": ["nope", "down"], "deadTime": "2m" } ]"#
+        )
+        var problems: [String] = []
+        do { _ = try ConfigurationLoader.load(data: Data(file.utf8)) } catch let error as ConfigurationError {
+            problems = error.problems.map(\.description)
+        } catch {}
+        #expect(problems == [
+            "interlocks[2].deadTime: 2m is outside what is allowed: from 0s to 1m",
+            "interlocks[1].devices: an interlock needs two or more outputs (a blind's up and down relays)",
+            #"interlocks[1].devices: "up" is in interlock "blind" already; a device is in one interlock at most"#,
+            #"interlocks[2].devices: "nope" is not a device"#,
+            #"interlocks[2].devices: "down" is in interlock "blind" already; a device is in one interlock at most"#,
+        ])
+    }
+}
