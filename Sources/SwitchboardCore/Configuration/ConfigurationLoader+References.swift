@@ -69,6 +69,7 @@ extension ConfigurationLoader {
             if let id = control.device {
                 checkControlDevice(id, control, configuration, at: "\(path).device", &problems)
             }
+            validateScene(control, configuration, &problems)
             if let id = control.stateDevice {
                 if let device = configuration.device(id) {
                     if device.kind == .pulse {

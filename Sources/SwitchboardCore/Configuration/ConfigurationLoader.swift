@@ -220,7 +220,15 @@ public enum ConfigurationLoader {
         let title = reader.string("title", &problems)
         let device = reader.string("device", &problems)
         let devices = reader.strings("devices", &problems)
-        if device != nil && !devices.isEmpty {
+        let scene = readScene(&reader, &problems)
+        if scene != nil {
+            if device != nil || !devices.isEmpty {
+                problems.append(ConfigurationProblem(reader.child("scene"), "a scene sets its own devices: give \"scene\" without \"device\" or \"devices\""))
+            }
+            if template != .button {
+                problems.append(ConfigurationProblem(reader.child("scene"), "a scene is a button (\"template\": \"button\"): it sets its devices, it shows no one state"))
+            }
+        } else if device != nil && !devices.isEmpty {
             problems.append(ConfigurationProblem(reader.child("devices"), "give either \"device\" (a fixed device) or \"devices\" (the choices of a configurable control), not both"))
         } else if device == nil && devices.isEmpty {
             problems.append(ConfigurationProblem(reader.child("device"), "is required: the device this control drives, or \"devices\" for a configurable control"))
@@ -263,6 +271,7 @@ public enum ConfigurationLoader {
             privacySensitive: privacy, autoOff: autoOff, promptsForConfiguration: prompts
         )
         settings.stateDevice = stateDevice
+        settings.scene = scene
         return settings
     }
 

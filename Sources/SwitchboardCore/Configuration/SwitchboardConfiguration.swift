@@ -148,6 +148,8 @@ public struct ControlSettings: PositionedSettings {
     /// Where a static control's value comes from, when not from the device it drives: the garage
     /// door's reed switch for a toggle that pulses its opener.
     public var stateDevice: String? = nil
+    /// A scene: the devices a button sets, each to its value ("All Lights Off"), in file order.
+    public var scene: [SceneStep]? = nil
     public var symbolOn: String
     public var symbolOff: String
     public var valueTextOn: String?
@@ -165,6 +167,12 @@ public struct ControlSettings: PositionedSettings {
     public var promptsForConfiguration: Bool
 
     public var isConfigurable: Bool { !devices.isEmpty }
+}
+
+/// One device of a scene and the value the scene gives it.
+public struct SceneStep: Sendable, Equatable {
+    public var device: String
+    public var value: Bool
 }
 
 /// A control placed in a space.

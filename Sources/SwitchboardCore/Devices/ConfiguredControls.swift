@@ -11,6 +11,7 @@ public enum ConfiguredControls {
         _ configuration: SwitchboardConfiguration, hub: DeviceHub, autoOff: AutoOffService
     ) -> [ControlDefinition] {
         configuration.controls.map { control in
+            if let scene = control.scene { return SceneControl.definition(control, scene: scene, configuration: configuration, hub: hub, autoOff: autoOff) }
             let devices = control.devices.compactMap { configuration.device($0) }
             let fixed = control.device.flatMap { configuration.device($0) }
             let parameters = control.isConfigurable
