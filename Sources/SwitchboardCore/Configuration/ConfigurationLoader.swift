@@ -208,9 +208,20 @@ public enum ConfigurationLoader {
         let onPayload = reader.string("onPayload", &problems) ?? onValue
         let offPayload = reader.string("offPayload", &problems) ?? offValue
         let timeout = reader.duration("timeout", default: .seconds(5), &problems) ?? .seconds(5)
+        var request: MQTTStateRequest?
+        if let value = reader.value("stateRequest"), var requestReader = ObjectReader(value, at: reader.child("stateRequest"), problems: &problems) {
+            let topic = requestReader.string("topic", required: true, &problems) ?? ""
+            if topic.contains("+") || topic.contains("#") {
+                problems.append(ConfigurationProblem(requestReader.child("topic"), "\"\(topic)\" must not contain wildcards"))
+            }
+            request = MQTTStateRequest(topic: topic, payload: requestReader.string("payload", &problems) ?? "")
+            requestReader.finish(&problems)
+        }
         reader.finish(&problems)
-        return MQTTDeviceSettings(stateTopic: state, valueKey: key, onValue: onValue, offValue: offValue, commandTopic: command,
-                                  onPayload: onPayload, offPayload: offPayload, timeout: timeout)
+        var settings = MQTTDeviceSettings(stateTopic: state, valueKey: key, onValue: onValue, offValue: offValue, commandTopic: command,
+                                          onPayload: onPayload, offPayload: offPayload, timeout: timeout)
+        settings.stateRequest = request
+        return settings
     }
 
     private static func readControl(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> ControlSettings? {

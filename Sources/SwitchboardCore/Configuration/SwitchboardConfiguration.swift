@@ -131,6 +131,15 @@ public struct MQTTDeviceSettings: Sendable, Equatable {
     public var offPayload: String
     /// How long to wait for the state topic to confirm a command.
     public var timeout: Duration
+    /// A message that makes the device say its state, sent at start and on every reconnect
+    /// (Tasmota: an empty `cmnd/<topic>/POWER`; Zigbee2MQTT: `<device>/get` with `{"state":""}`).
+    public var stateRequest: MQTTStateRequest? = nil
+}
+
+/// A message that asks a device of another system for its state.
+public struct MQTTStateRequest: Sendable, Equatable {
+    public var topic: String
+    public var payload: String
 }
 
 /// A control declared in devices.json.

@@ -119,7 +119,10 @@ public final class MQTTBridge: Sendable {
         if connection.isStarted {
             // Kept from the previous configuration, and possibly up: this configuration's
             // controls and discovery go out now (a reconnect would send them again anyway).
-            if connection.connected { await publishEverything() }
+            if connection.connected {
+                await publishEverything()
+                requestStates()
+            }
         } else {
             connection.start()
         }
@@ -161,6 +164,7 @@ public final class MQTTBridge: Sendable {
             }
             connection.publish(MQTTMessage(topic: topics.status, text: "online", qos: 1, retain: true))
             await publishEverything()
+            requestStates()
         case .refused(let reason):
             log(.error, "mqtt: \(settings.host):\(settings.port) refused the connection: \(reason); check username and passwordFile in devices.json and the broker's ACL")
         case .disconnected(let reason, let retryIn):

@@ -1,0 +1,68 @@
+import Foundation
+import SwitchboardTesting
+import Testing
+
+/// A Tasmota plug whose state is not retained: with a `stateRequest`, the node asks for it at
+/// start and on every reconnect, so its control is current at once, not stale until it changes.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct StateRequestTests {
+    func configuration(port: Int, request: Bool) -> String {
+        let stateRequest = request ? #", "stateRequest": { "topic": "cmnd/plug1/POWER", "payload": "" }"# : ""
+        return #"""
+        {
+          "node": "plugs",
+          "mqtt": { "host": "127.0.0.1", "port": \#(port), "discovery": false },
+          "devices": [
+            { "id": "plug", "name": "Desk Plug", "type": "mqtt", "mqtt": {
+                "stateTopic": "stat/plug1/POWER", "commandTopic": "cmnd/plug1/POWER", "onValue": "ON", "offValue": "OFF"\#(stateRequest) } }
+          ],
+          "controls": [ { "kind": "plug", "template": "toggle", "device": "plug" } ],
+          "placements": [ { "id": "plug", "control": "plug" } ]
+        }
+        """#
+    }
+
+    /// A stand-in Tasmota plug that is on: it answers each request on its command topic (an empty
+    /// payload) with its state, not retained, as Tasmota does.
+    func plug(_ port: Int) async throws -> (MQTTObserver, Task<Void, Never>) {
+        let plug = try await MQTTObserver(port: port, filter: "cmnd/plug1/#")
+        let answering = Task {
+            var answered = 0
+            while !Task.isCancelled {
+                let requests = await plug.received(answered + 1, on: "cmnd/plug1/POWER", timeout: .seconds(30))
+                guard requests.count > answered else { continue }
+                answered = requests.count
+                plug.publish("stat/plug1/POWER", "ON")
+            }
+        }
+        return (plug, answering)
+    }
+
+    @Test func theControlIsCurrentAtStartAndAfterAReconnect() async throws {
+        let broker = try MosquittoBroker()
+        let (plug, answering) = try await plug(broker.port)
+        defer { answering.cancel() }
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: true))
+        try daemon.start()
+        #expect(daemon.waitUntil(timeout: .seconds(5)) { daemon.cli(["status"]).stdout.contains("control plug Desk Plug On\n") }, "\(daemon.cli(["status"]).stdout)")
+        #expect(plug.messages.filter { $0.topic == "cmnd/plug1/POWER" }.map(\.text) == [""], "one request, empty, as Tasmota reads it")
+
+        broker.kill()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
+        try broker.start()
+        #expect(daemon.waitUntil(timeout: .seconds(20)) { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
+        #expect(await plug.received(2, on: "cmnd/plug1/POWER", timeout: .seconds(20)).count == 2, "asked again after the reconnect")
+    }
+
+    @Test func withoutAStateRequestThePlugStaysStale() async throws {
+        let broker = try MosquittoBroker()
+        let (plug, answering) = try await plug(broker.port)
+        defer { answering.cancel() }
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: false))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await Task.sleep(for: .seconds(1))
+        #expect(daemon.cli(["status"]).stdout.contains("control plug Desk Plug Off (stale): Desk Plug's state is not known: no state message on stat/plug1/POWER yet\n"))
+        #expect(plug.messages.isEmpty)
+    }
+}
