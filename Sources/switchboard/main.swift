@@ -208,6 +208,7 @@ case "status":
     print("node \(reply.node ?? "?"), \(reply.locked == true ? "locked" : "unlocked")")
     for warning in reply.warnings ?? [] { print("warning: \(warning)") }
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
+    for input in reply.inputs ?? [] { print("input \(input.id): \(input.value ? "active" : "inactive")") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
     for presentation in reply.presentations ?? [] {
         let reason = presentation.id.flatMap { reply.staleReasons?[$0] }.map { ": \($0)" } ?? ""

@@ -18,6 +18,8 @@ struct InputDaemonTests {
         try daemon.start()
         #expect(try contact(daemon)?.value == false)
         #expect(try contact(daemon)?.valueText == "Closed")
+        let status = daemon.cli(["status"]).stdout
+        #expect(status.contains("input contact: inactive\ninput doorbell: inactive\n"), "\(status)")
 
         for command in ["on", "toggle"] {
             let refused = daemon.cli([command, "contact"])
@@ -38,6 +40,7 @@ struct InputDaemonTests {
         #expect(daemon.waitUntil { daemon.log.contains("configuration 3 serving") }, "\(daemon.log)")
         #expect(try contact(daemon)?.value == true)
         #expect(try contact(daemon)?.valueText == "Open")
+        #expect(daemon.cli(["status"]).stdout.contains("input contact: active\n"))
         #expect(daemon.signal(SIGTERM) == 0)
         #expect(daemon.log.contains("info: switchboardd stopped"))
     }

@@ -269,6 +269,11 @@ public final class DeviceHub: Sendable {
         outputs.keys.sorted().compactMap { id in (try? outputs[id]?.line.value()).flatMap { $0 }.map { (id, $0) } }
     }
 
+    /// Each input device's id and logical value (active-low applied), read from its line.
+    public func inputValues() -> [(id: String, value: Bool)] {
+        inputs.keys.sorted().compactMap { id in (try? inputs[id]?.line.value()).flatMap { $0 }.map { (id, $0) } }
+    }
+
     /// Releases every line: outputs whose policy is `off` are switched off first; the rest are
     /// left to the chip. Output lines that `next` (a reloaded configuration) drives with the same
     /// settings are not released but handed over, still requested, at their level.

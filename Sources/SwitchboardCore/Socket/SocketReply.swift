@@ -23,6 +23,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var changes: [String]?
     /// Why each stale control is stale, by placement id, for `status`.
     public var staleReasons: [String: String]?
+    /// Input devices and their values, for `status`.
+    public var inputs: [DeviceValue]?
     /// The broker connection, for `status`: `connected` or `disconnected` (absent: no MQTT).
     public var mqtt: String?
 
@@ -33,7 +35,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -46,6 +48,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         changes = try container.decodeIfPresent([String].self, forKey: .changes)
         staleReasons = try container.decodeIfPresent([String: String].self, forKey: .staleReasons)
         mqtt = try container.decodeIfPresent(String.self, forKey: .mqtt)
+        inputs = try container.decodeIfPresent([DeviceValue].self, forKey: .inputs)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -58,6 +61,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(changes, forKey: .changes)
         try container.encodeIfPresent(staleReasons, forKey: .staleReasons)
         try container.encodeIfPresent(mqtt, forKey: .mqtt)
+        try container.encodeIfPresent(inputs, forKey: .inputs)
     }
 
     // The control reply's fields, read through.

@@ -135,6 +135,8 @@ struct SocketSession {
                 let stale = await runtime.center.staleReasons
                 socketReply.staleReasons = stale.isEmpty ? nil : stale
                 socketReply.mqtt = runtime.bridge.map { $0.connection.connected ? "connected" : "disconnected" }
+                let inputs = runtime.hub.inputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
+                socketReply.inputs = inputs.isEmpty ? nil : inputs
             default:
                 break
             }
