@@ -287,4 +287,38 @@ struct MQTTTLSTests {
         let sub = DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "--cafile", broker.caFile, "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
         #expect(sub.stdout == "online\n")
     }
+
+    func daemon(_ broker: MosquittoBroker, caFile: String) throws -> DaemonHarness {
+        try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #""port": 1883,"#, with: #""port": \#(broker.port), "tls": { "caFile": "\#(caFile)" },"#
+        ))
+    }
+
+    @Test func aCommandOverTLSPerforms() async throws {
+        let broker = try MosquittoBroker(tls: true)
+        let daemon = try daemon(broker, caFile: broker.caFile)
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
+        let published = broker.publish(["--cafile", broker.caFile, "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") })
+    }
+
+    @Test func aBrokerCertificateFromAnotherCAIsRefusedWithAnActionableError() async throws {
+        let broker = try MosquittoBroker(tls: true)
+        let other = NSTemporaryDirectory() + "switchboard-other-ca-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let made = DaemonHarness.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=Another CA",
+                                                          "-keyout", other + "/ca.key", "-out", other + "/ca.crt"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let daemon = try daemon(broker, caFile: other + "/ca.crt")
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains(
+            "A TLS error occurred.; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json "
+                + "is the CA that signed the broker's certificate, that the certificate names mqtt.host, and that mqtt.port is the broker's TLS listener (8883); "
+                + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason); retrying in") && daemon.log.contains("warning: mqtt: disconnected (MQTT mosquitto_") }, "\(daemon.log)")
+        #expect(!daemon.log.contains("mqtt: connected"))
+        #expect(daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
+    }
 }
