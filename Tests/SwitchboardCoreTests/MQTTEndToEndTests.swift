@@ -304,6 +304,32 @@ struct MQTTTLSTests {
         #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") })
     }
 
+    /// deploy/mosquitto as shipped (its TLS listener, password file and ACL, only moved to free
+    /// ports and a temporary folder): the node logs in over TLS and Home Assistant commands it.
+    @Test func theShippedBrokerConfigurationServesTheNodeOverTLS() async throws {
+        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/mosquitto").path
+        let broker = try MosquittoBroker(shippedConfiguration: deploy + "/switchboard.conf", aclFile: deploy + "/switchboard.acl",
+                                         users: ["garage-pi": "node-secret", "homeassistant": "ha-secret"])
+        let tlsPort = try #require(broker.tlsPort)
+        let daemon = try DaemonHarness(configuration: "")
+        try "node-secret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
+        chmod(daemon.directory + "/mqtt-password", 0o600)
+        try daemon.writeConfiguration(DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #""port": 1883,"#,
+            with: #""port": \#(tlsPort), "username": "garage-pi", "passwordFile": "\#(daemon.directory)/mqtt-password", "tls": { "caFile": "\#(broker.caFile)" },"#
+        ))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(tlsPort) as switchboard/garage-pi") }, "\(daemon.log)")
+        let published = DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(tlsPort), "--cafile", broker.caFile, "-u", "homeassistant", "-P", "ha-secret",
+                                                                     "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") })
+        // The plain listener answers on loopback only, and only to users with a password.
+        let anonymous = DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "switchboard/garage-pi/controls/porch/set", "-m", "OFF"])
+        #expect(anonymous.status != 0)
+    }
+
     @Test func aBrokerCertificateFromAnotherCAIsRefusedWithAnActionableError() async throws {
         let broker = try MosquittoBroker(tls: true)
         let other = NSTemporaryDirectory() + "switchboard-other-ca-" + UUID().uuidString.prefix(8)
