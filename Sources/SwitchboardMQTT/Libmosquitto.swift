@@ -127,7 +127,14 @@ enum Libmosquitto {
         default: code = .failed
         }
         var detail = result == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(error)) : String(cString: mosquitto_strerror(result))
-        if let hint { detail += "; \(hint)" }
+        if result == MOSQ_ERR_TLS.rawValue {
+            // The broker answered, so the generic hint ("is it running?") would mislead.
+            detail += "; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json is the CA that signed the broker's certificate, "
+                + "that the certificate names mqtt.host, and that mqtt.port is the broker's TLS listener (8883); "
+                + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason"
+        } else if let hint {
+            detail += "; \(hint)"
+        }
         throw MQTTError(code, call: call, mosquittoCode: result, errno: result == MOSQ_ERR_ERRNO.rawValue ? error : nil, detail: detail)
     }
 }

@@ -39,12 +39,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         if users.isEmpty {
             configuration += "allow_anonymous true\n"
         } else {
-            for (user, password) in users.sorted(by: { $0.key < $1.key }) {
-                let created = ChildProcess.run("/usr/bin/mosquitto_passwd", ["-b"] + (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + [directory + "/passwd", user, password])
-                guard created.status == 0 else { throw HarnessError("mosquitto_passwd failed: \(created.stderr)") }
-            }
-            // mosquitto_passwd 2.0.11 makes the file world-readable, 2.0.21 makes it 0600.
-            chmod(directory + "/passwd", 0o600)
+            try Self.writePasswords(users, in: directory)
             configuration += "allow_anonymous false\npassword_file \(directory)/passwd\n"
         }
         if let aclFile {
@@ -56,6 +51,38 @@ public final class MosquittoBroker: @unchecked Sendable {
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try start()
     }
+
+    /// Starts a broker with the configuration shipped in deploy/mosquitto (`configurationFile`,
+    /// with its ACL `aclFile`), only moved: the plain listener to ``port`` on 127.0.0.1, the TLS
+    /// listener from 8883 to ``tlsPort`` on 127.0.0.1, and the password file, ACL and
+    /// certificates (a fresh CA, ``caFile``, and a server certificate for 127.0.0.1) from
+    /// /etc/mosquitto to the broker's folder.
+    public init(shippedConfiguration configurationFile: String, aclFile: String, users: [String: String]) throws {
+        port = try Self.freePort()
+        let tlsPort = try Self.freePort()
+        self.tlsPort = tlsPort
+        directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.makeCertificates(in: directory)
+        try Self.writePasswords(users, in: directory)
+        try String(contentsOfFile: aclFile, encoding: .utf8).write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
+        chmod(directory + "/acl", 0o600)
+        var configuration = try String(contentsOfFile: configurationFile, encoding: .utf8)
+        for (shipped, moved) in [("listener 1883 127.0.0.1\n", "listener \(port) 127.0.0.1\n"), ("listener 8883\n", "listener \(tlsPort) 127.0.0.1\n"),
+                                 ("/etc/mosquitto/certs/", directory + "/"), ("/etc/mosquitto/passwd", directory + "/passwd"),
+                                 ("/etc/mosquitto/switchboard.acl", directory + "/acl")] {
+            guard configuration.contains(shipped) else { throw HarnessError("the shipped mosquitto configuration no longer says \(shipped)") }
+            configuration = configuration.replacingOccurrences(of: shipped, with: moved)
+        }
+        configuration += "\npersistence false\n" + (geteuid() == 0 ? "user root\n" : "")
+        try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        try start()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !Self.accepts(port: tlsPort), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    }
+
+    /// The TLS listener's port, for a broker started from the shipped configuration.
+    public private(set) var tlsPort: Int?
 
     deinit {
         stop()
@@ -93,6 +120,15 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// The CA certificate of a TLS broker.
     public var caFile: String { directory + "/ca.crt" }
+
+    static func writePasswords(_ users: [String: String], in directory: String) throws {
+        for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+            let created = ChildProcess.run("/usr/bin/mosquitto_passwd", ["-b"] + (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + [directory + "/passwd", user, password])
+            guard created.status == 0 else { throw HarnessError("mosquitto_passwd failed: \(created.stderr)") }
+        }
+        // mosquitto_passwd 2.0.11 makes the file world-readable, 2.0.21 makes it 0600.
+        chmod(directory + "/passwd", 0o600)
+    }
 
     static func makeCertificates(in directory: String) throws {
         let steps: [[String]] = [

@@ -287,4 +287,64 @@ struct MQTTTLSTests {
         let sub = DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "--cafile", broker.caFile, "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
         #expect(sub.stdout == "online\n")
     }
+
+    func daemon(_ broker: MosquittoBroker, caFile: String) throws -> DaemonHarness {
+        try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #""port": 1883,"#, with: #""port": \#(broker.port), "tls": { "caFile": "\#(caFile)" },"#
+        ))
+    }
+
+    @Test func aCommandOverTLSPerforms() async throws {
+        let broker = try MosquittoBroker(tls: true)
+        let daemon = try daemon(broker, caFile: broker.caFile)
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
+        let published = broker.publish(["--cafile", broker.caFile, "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") })
+    }
+
+    /// deploy/mosquitto as shipped (its TLS listener, password file and ACL, only moved to free
+    /// ports and a temporary folder): the node logs in over TLS and Home Assistant commands it.
+    @Test func theShippedBrokerConfigurationServesTheNodeOverTLS() async throws {
+        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/mosquitto").path
+        let broker = try MosquittoBroker(shippedConfiguration: deploy + "/switchboard.conf", aclFile: deploy + "/switchboard.acl",
+                                         users: ["garage-pi": "node-secret", "homeassistant": "ha-secret"])
+        let tlsPort = try #require(broker.tlsPort)
+        let daemon = try DaemonHarness(configuration: "")
+        try "node-secret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
+        chmod(daemon.directory + "/mqtt-password", 0o600)
+        try daemon.writeConfiguration(DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #""port": 1883,"#,
+            with: #""port": \#(tlsPort), "username": "garage-pi", "passwordFile": "\#(daemon.directory)/mqtt-password", "tls": { "caFile": "\#(broker.caFile)" },"#
+        ))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(tlsPort) as switchboard/garage-pi") }, "\(daemon.log)")
+        let published = DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(tlsPort), "--cafile", broker.caFile, "-u", "homeassistant", "-P", "ha-secret",
+                                                                     "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") })
+        // The plain listener answers on loopback only, and only to users with a password.
+        let anonymous = DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "switchboard/garage-pi/controls/porch/set", "-m", "OFF"])
+        #expect(anonymous.status != 0)
+    }
+
+    @Test func aBrokerCertificateFromAnotherCAIsRefusedWithAnActionableError() async throws {
+        let broker = try MosquittoBroker(tls: true)
+        let other = NSTemporaryDirectory() + "switchboard-other-ca-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let made = DaemonHarness.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=Another CA",
+                                                          "-keyout", other + "/ca.key", "-out", other + "/ca.crt"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let daemon = try daemon(broker, caFile: other + "/ca.crt")
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains(
+            "A TLS error occurred.; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json "
+                + "is the CA that signed the broker's certificate, that the certificate names mqtt.host, and that mqtt.port is the broker's TLS listener (8883); "
+                + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason); retrying in") && daemon.log.contains("warning: mqtt: disconnected (MQTT mosquitto_") }, "\(daemon.log)")
+        #expect(!daemon.log.contains("mqtt: connected"))
+        #expect(daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
+    }
 }

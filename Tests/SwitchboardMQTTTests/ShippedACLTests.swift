@@ -58,3 +58,123 @@ struct ShippedACLTests {
         homeAssistant.stop()
     }
 }
+
+/// Every role of the shipped ACL against every topic class of the contract, on a real broker:
+/// exactly who may publish and who may read. README.md ("Broker ACL") shows the same matrix.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct ShippedACLMatrixTests {
+    static let roles = ["garage-pi", "shed-pi", "homeassistant", "house-admin", "zigbee2mqtt", "guest"]
+    /// The topic classes, for the node `garage-pi` (base `switchboard/garage-pi`).
+    static let topics: [(name: String, topic: String)] = [
+        ("status", "switchboard/garage-pi/status"),
+        ("presentation", "switchboard/garage-pi/controls/porch"),
+        ("set", "switchboard/garage-pi/controls/porch/set"),
+        ("result", "switchboard/garage-pi/controls/porch/result"),
+        ("configure", "switchboard/garage-pi/controls/porch/configure"),
+        ("lock", "switchboard/garage-pi/lock"),
+        ("lock/set", "switchboard/garage-pi/lock/set"),
+        ("reload", "switchboard/garage-pi/reload"),
+        ("discovery", "homeassistant/switch/garage-pi/porch/config"),
+        ("ha-status", "homeassistant/status"),
+        ("other-node", "switchboard/shed-pi/status"),
+        ("z2m-state", "zigbee2mqtt/garage-door"),
+        ("z2m-set", "zigbee2mqtt/garage-door/set"),
+    ]
+    static let ownBase = ["status", "presentation", "set", "result", "configure", "lock", "lock/set", "reload"]
+    /// Who may publish each topic class.
+    static let mayPublish: [String: Set<String>] = [
+        "garage-pi": Set(ownBase + ["discovery", "z2m-set"]),
+        "shed-pi": ["other-node"],
+        "homeassistant": ["set", "configure", "reload", "discovery", "ha-status"],
+        "house-admin": ["lock/set"],
+        "zigbee2mqtt": ["discovery", "ha-status", "z2m-state", "z2m-set"],
+        "guest": [],
+    ]
+    /// Who may read each topic class.
+    static let mayRead: [String: Set<String>] = [
+        "garage-pi": Set(ownBase + ["discovery", "ha-status", "z2m-state", "z2m-set"]),
+        "shed-pi": ["ha-status", "other-node"],
+        "homeassistant": Set(ownBase + ["discovery", "ha-status", "other-node"]),
+        "house-admin": Set(ownBase + ["ha-status", "other-node"]),
+        "zigbee2mqtt": ["discovery", "ha-status", "z2m-state", "z2m-set"],
+        "guest": ["ha-status"],
+    ]
+
+    static func password(_ user: String) -> String { "\(user)-secret" }
+
+    /// A broker running the shipped ACL plus an `observer` that may read and write everything,
+    /// which the test uses to see what got through.
+    func broker() throws -> MosquittoBroker {
+        let acl = try String(contentsOfFile: ShippedACLTests.aclFile, encoding: .utf8) + "\nuser observer\ntopic readwrite #\n"
+        let path = NSTemporaryDirectory() + "switchboard-acl-" + UUID().uuidString.prefix(8)
+        try acl.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var users = Dictionary(uniqueKeysWithValues: Self.roles.map { ($0, Self.password($0)) })
+        users["observer"] = Self.password("observer")
+        return try MosquittoBroker(users: users, aclFile: path)
+    }
+
+    /// A connected client logged in as `user`, subscribed to `filters` and to its own sentinel
+    /// topic, which the observer writes to know the subscriptions are in place and to end a round.
+    func client(_ broker: MosquittoBroker, user: String, filters: [String]) async throws -> (MQTTConnection, AsyncStream<MQTTMessage>.Iterator) {
+        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "matrix-\(user)", keepalive: 10)
+        configuration.username = user
+        configuration.password = Self.password(user)
+        let connection = try MQTTConnection(configuration)
+        for filter in filters + ["switchboard/\(user)/sentinel"] { connection.subscribe(filter, qos: 1) }
+        var events = connection.events.makeAsyncIterator()
+        var messages = connection.messages.makeAsyncIterator()
+        connection.start()
+        #expect(await events.next() == .connected)
+        publish(broker, as: "observer", "switchboard/\(user)/sentinel", "ready")
+        while let message = await messages.next(), message.text != "ready" {}
+        return (connection, messages)
+    }
+
+    func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String) {
+        let published = broker.publish(["-u", user, "-P", Self.password(user), "-q", "1", "-t", topic, "-m", payload])
+        #expect(published.status == 0, "mosquitto_pub as \(user) to \(topic): \(published.stderr)")
+    }
+
+    /// The topic classes of the messages `messages` receives before the sentinel says "done".
+    func received(_ messages: inout AsyncStream<MQTTMessage>.Iterator) async -> [String] {
+        var classes: [String] = []
+        while let message = await messages.next(), message.text != "done" {
+            classes.append(message.text ?? "")
+        }
+        return classes
+    }
+
+    @Test func eachRoleWritesExactlyItsTopics() async throws {
+        let broker = try broker()
+        let (observer, iterator) = try await client(broker, user: "observer", filters: ["#"])
+        var messages = iterator
+        for role in Self.roles {
+            for (name, topic) in Self.topics {
+                publish(broker, as: role, topic, "\(role) \(name)")
+            }
+        }
+        publish(broker, as: "observer", "switchboard/observer/sentinel", "done")
+        let arrived = Set(await received(&messages).filter { !$0.hasPrefix("observer") })
+        for role in Self.roles {
+            let published = Set(Self.topics.map(\.name).filter { arrived.contains("\(role) \($0)") })
+            #expect(published == Self.mayPublish[role], "\(role) could publish \(published.sorted())")
+        }
+        observer.stop()
+    }
+
+    @Test func eachRoleReadsExactlyItsTopics() async throws {
+        let broker = try broker()
+        for role in Self.roles {
+            let (connection, iterator) = try await client(broker, user: role, filters: Self.topics.map(\.topic))
+            var messages = iterator
+            for (name, topic) in Self.topics {
+                publish(broker, as: "observer", topic, name)
+            }
+            publish(broker, as: "observer", "switchboard/\(role)/sentinel", "done")
+            let read = Set(await received(&messages))
+            #expect(read == Self.mayRead[role], "\(role) could read \(read.sorted())")
+            connection.stop()
+        }
+    }
+}
