@@ -43,6 +43,9 @@ extension ConfigurationLoader {
                 }
             }
         }
+        for button in configuration.buttons {
+            checkGPIO(button.gpio, at: "buttons[\(button.position)].gpio")
+        }
         for button in configuration.actionButtons {
             let index = button.position
             checkGPIO(button.gpio, at: "actionButtons[\(index)].gpio")
@@ -86,6 +89,7 @@ extension ConfigurationLoader {
 
         validateExtensions(configuration, &problems)
         validateInterlocks(configuration, &problems)
+        validateButtons(configuration, &problems)
 
         for placement in configuration.placements {
             let path = "placements[\(placement.position)]"

@@ -83,10 +83,11 @@ public enum ConfigurationLoader {
         let buttons = readAll(root.array("actionButtons", &problems), "actionButtons", readActionButton, &problems)
         let extensions = readAll(root.array("extensions", &problems), "extensions", readExtension, &problems)
         let interlocks = readAll(root.array("interlocks", &problems), "interlocks", readInterlock, &problems)
+        let pushButtons = readAll(root.array("buttons", &problems), "buttons", readButton, &problems)
         root.finish(&problems)
         return SwitchboardConfiguration(
             node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
-            extensions: extensions, interlocks: interlocks
+            extensions: extensions, interlocks: interlocks, buttons: pushButtons
         )
     }
 
@@ -150,7 +151,7 @@ public enum ConfigurationLoader {
         return ChipSettings(id: id, chip: chip, simulatedLines: lines)
     }
 
-    private static func readGPIO(_ value: JSONValue, at path: String, output: Bool, _ problems: inout [ConfigurationProblem]) -> GPIOSettings? {
+    static func readGPIO(_ value: JSONValue, at path: String, output: Bool, _ problems: inout [ConfigurationProblem]) -> GPIOSettings? {
         guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
         let chip = reader.string("chip", required: true, &problems) ?? ""
         let line = reader.line("line", &problems)

@@ -16,6 +16,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var extensions: [ExtensionSettings] = []
     /// Groups of outputs of which at most one is on at a time (a blind's up and down relays).
     public var interlocks: [InterlockSettings] = []
+    /// Push-buttons with short, double and long presses, each performing a placed control.
+    public var buttons: [ButtonSettings] = []
 
     /// The interlock a device is in, if any.
     public func interlock(of device: String) -> InterlockSettings? { interlocks.first { $0.devices.contains(device) } }
@@ -213,6 +215,23 @@ public struct ActionButtonSettings: PositionedSettings {
     public var placement: String
     public var holdTime: Duration
     public var announce: [Announcer]
+}
+
+/// A push-button on a GPIO input whose short, double and long presses each perform a placed
+/// control (a toggle toggles, a button presses) and are published on MQTT.
+public struct ButtonSettings: PositionedSettings {
+    /// Its index in its devices.json array, for messages.
+    public var position = 0
+    public var id: String
+    public var gpio: GPIOSettings
+    /// The placement each kind of press performs, if any.
+    public var short: String?
+    public var double: String?
+    public var long: String?
+    /// How long a press must be held to be long.
+    public var longTime: Duration
+    /// How soon after a short press a second one makes a double (zero: no double press).
+    public var doubleWindow: Duration
 }
 
 /// Outputs of which at most one is on at a time, with a dead time between switching one off and

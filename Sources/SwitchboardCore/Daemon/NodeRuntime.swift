@@ -18,6 +18,8 @@ public final class NodeRuntime: Sendable {
     private let bridgeBox = Locked<MQTTBridge?>(nil)
     /// The Action buttons, by id.
     public let actionButtons: [String: ActionButtonService]
+    /// The push-buttons with short, double and long presses, by id.
+    public let buttons: [String: ButtonService]
     let speech = SpeechAnnouncer()
     /// The clock timers run on: countdowns, pulses, LED blinks.
     let clock: AnyClock
@@ -49,6 +51,12 @@ public final class NodeRuntime: Sendable {
                 buttons[button.id] = try ActionButtonService(settings: button, chip: chip, center: center, clock: clock)
             }
             actionButtons = buttons
+            var pushButtons: [String: ButtonService] = [:]
+            for button in configuration.buttons {
+                guard let chip = chips[button.gpio.chip] else { continue }
+                pushButtons[button.id] = try ButtonService(settings: button, chip: chip, center: center, clock: clock)
+            }
+            self.buttons = pushButtons
             (stopped, stop) = AsyncStream<Void>.makeStream()
 
             // A countdown resumes only for an output that came back on (restore "last" or "on").
@@ -200,6 +208,16 @@ public final class NodeRuntime: Sendable {
                     group.addTask { await self.blink(led, blinks) }
                 }
             }
+            for button in self.buttons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
+                let clicks = button.clicks.subscribe()
+                group.addTask { await button.run() }
+                group.addTask {
+                    for await (click, outcome) in clicks {
+                        log(.info, "button \(button.settings.id): \(click)\(outcome.map { ": \($0)" } ?? "")")
+                        self.bridge?.publishClick(click, outcome: outcome, from: button.settings.id)
+                    }
+                }
+            }
             group.addTask {
                 await autoOff.run(
                     switchOff: { id in
@@ -251,6 +269,7 @@ public final class NodeRuntime: Sendable {
     @discardableResult
     public func shutdown(handingOverTo next: SwitchboardConfiguration? = nil) -> LineHandover {
         for button in actionButtons.values { button.release() }
+        for button in buttons.values { button.release() }
         return hub.shutdown(handingOverTo: next)
     }
 

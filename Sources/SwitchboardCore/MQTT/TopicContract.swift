@@ -25,6 +25,8 @@ public struct TopicContract: Sendable, Equatable {
     public var lockSet: String { base + "/lock/set" }
     /// Action button announcements (JSON with `phase`, `text`, `control`).
     public func actionButton(_ id: String) -> String { base + "/action-buttons/" + id }
+    /// A push-button's presses: `{"click": "short" | "double" | "long", "performed": …}`.
+    public func button(_ id: String) -> String { base + "/buttons/" + id }
 
     /// The id in a topic under `<base>/controls/<id>/<suffix>`, if it is one.
     public func controlID(in topic: String, suffix: String) -> String? {
