@@ -14,7 +14,7 @@ struct ApplyTests {
         let applied = daemon.cli(["apply"])
         #expect(applied.status == 0)
         #expect(applied.stdout == "applied: nothing changed\n")
-        #expect(daemon.log.contains("info: cli: apply "))
+        #expect(daemon.waitUntil { daemon.log.contains("info: cli: apply ") }, "\(daemon.log)")
     }
 
     @Test func aChangedFileSaysWhatChanged() throws {

@@ -191,7 +191,7 @@ struct ExtensionHostingTests {
         let crashed = daemon.cli(["press", "crash"])
         #expect(crashed.status == 1)
         #expect(crashed.stderr == "switchboard: control \"crash\" failed: extension \"faulty\" exited with status 3\n", "\(crashed.stderr)")
-        #expect(daemon.log.contains("error: extension faulty: exited with status 3; restarting in 1s"))
+        #expect(daemon.waitUntil { daemon.log.contains("error: extension faulty: exited with status 3; restarting in 1s") }, "\(daemon.log)")
         // The daemon's own controls are untouched meanwhile.
         #expect(daemon.cli(["on", "porch"]).status == 0)
         #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 }, "restarted after its backoff")

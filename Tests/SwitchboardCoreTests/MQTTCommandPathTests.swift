@@ -188,7 +188,7 @@ struct MQTTCommandPathTests {
         #expect(socket.readLine()?.contains(#""code":"badCommand""#) == true)
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 3}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":3,"valueText":"On"}"#)
-        #expect(daemon.log.contains("mqtt: ignored a message on \(Self.base)/controls/porch/set: "))
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: ignored a message on \(Self.base)/controls/porch/set: ") }, "\(daemon.log)")
     }
 
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {

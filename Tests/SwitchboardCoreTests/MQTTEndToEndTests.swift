@@ -201,7 +201,7 @@ struct MQTTEndToEndTests {
         let tapped = await daemon.cliInBackground(["button", "button", "--hold", "200ms"])
         #expect(tapped.stdout == "hint: Hold to Turn Off Porch Light\ncancelled: Cancelled\n")
         #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
-        #expect(daemon.log.contains("info: button button: performed: On"))
+        #expect(daemon.waitUntil { daemon.log.contains("info: button button: performed: On") }, "\(daemon.log)")
     }
 
     @Test func aRefusedHoldExitsNonZero() async throws {

@@ -43,7 +43,7 @@ struct MalformedPayloadFaultTests {
         publisher.publish("\(base)/controls/attic/set", #"{"value": true, "transaction": "marker"}"#)
         let marker = await results.waitFor("\(base)/controls/attic/result", timeout: .seconds(60)) { $0.text?.contains("marker") == true }
         #expect(marker?.text?.contains(#""outcome":"refused""#) == true)
-        #expect(daemon.log.contains("mqtt: ignored a message"))
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: ignored a message") }, "\(daemon.log)")
         let after = await daemon.cliInBackground(["status"])
         #expect(after.status == 0)
         #expect(after.stdout.split(separator: "\n").filter { $0.hasPrefix("output") } == before.split(separator: "\n").filter { $0.hasPrefix("output") })
