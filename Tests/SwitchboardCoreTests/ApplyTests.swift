@@ -22,7 +22,7 @@ struct ApplyTests {
         try daemon.start()
         try daemon.writeConfiguration(Self.sample
             .replacingOccurrences(of: #""name": "Porch Light""#, with: #""name": "Front Porch""#)
-            .replacingOccurrences(of: #"    { "id": "fan", "control": "fan", "space": "controlCenter", "size": "large" },"# + "\n", with: ""))
+            .replacingOccurrences(of: #"    { "id": "fan", "control": "fan", "space": "controlCenter", "size": "large", "homeAssistant": { "component": "fan", "area": "Attic" } },"# + "\n", with: ""))
         let applied = daemon.cli(["apply"])
         #expect(applied.status == 0, "\(applied.stderr)")
         #expect(applied.stdout == "applied:\n  device porch changed\n  placement fan removed\n")

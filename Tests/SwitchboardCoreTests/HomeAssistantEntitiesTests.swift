@@ -25,13 +25,18 @@ struct HomeAssistantEntitiesTests {
         #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
         let topics = try await retained(broker).keys.filter { $0.hasSuffix("/config") }.sorted()
         #expect(topics == [
+            "homeassistant/binary_sensor/garage-pi/connectivity/config",
             "homeassistant/button/garage-pi/garage/config",
             "homeassistant/device_automation/garage-pi/button_hold/config",
             "homeassistant/device_automation/garage-pi/button_press/config",
+            "homeassistant/event/garage-pi/commands/config",
+            "homeassistant/fan/garage-pi/fan/config",
+            "homeassistant/light/garage-pi/porch/config",
+            "homeassistant/lock/garage-pi/lock/config",
             "homeassistant/select/garage-pi/kitchen_device/config",
-            "homeassistant/switch/garage-pi/fan/config",
+            "homeassistant/sensor/garage-pi/rejected_messages/config",
+            "homeassistant/sensor/garage-pi/version/config",
             "homeassistant/switch/garage-pi/kitchen/config",
-            "homeassistant/switch/garage-pi/porch/config",
         ], "no entities for the Lock Screen (porch-lock) or the Action button (action)")
         let press = try await retained(broker)["homeassistant/device_automation/garage-pi/button_press/config"]
         #expect(press?.contains(#""payload":"cancelled""#) == true, "a short press is a release before the hold time, not every press")
@@ -42,7 +47,7 @@ struct HomeAssistantEntitiesTests {
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try daemon.start()
-        #expect(await observer.waitFor("homeassistant/switch/garage-pi/porch/config") != nil)
+        #expect(await observer.waitFor("homeassistant/light/garage-pi/porch/config") != nil)
 
         #expect(daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
         let added = await observer.waitFor("homeassistant/switch/garage-pi/fan2/config") { !$0.payload.isEmpty }
@@ -100,12 +105,52 @@ struct HomeAssistantEntitiesTests {
         #expect(try await retained(broker)["homeassistant/switch/garage-pi/fan2/config"] == nil, "gone from Home Assistant too")
 
         // A reload whose devices.json no longer places the fan.
-        try daemon.writeConfiguration(sample.replacingOccurrences(of: #"    { "id": "fan", "control": "fan", "space": "controlCenter", "size": "large" },"#, with: ""))
+        try daemon.writeConfiguration(sample.replacingOccurrences(of: #"    { "id": "fan", "control": "fan", "space": "controlCenter", "size": "large", "homeAssistant": { "component": "fan", "area": "Attic" } },"#, with: ""))
         _ = daemon.signal(SIGHUP)
         #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
         try await Task.sleep(for: .milliseconds(300))
         let after = try await retained(broker)
-        #expect(after["homeassistant/switch/garage-pi/fan/config"] == nil)
-        #expect(after["homeassistant/switch/garage-pi/porch/config"] != nil)
+        #expect(after["homeassistant/fan/garage-pi/fan/config"] == nil)
+        #expect(after["homeassistant/light/garage-pi/porch/config"] != nil)
+    }
+}
+
+/// The node's own entities at work: a refused press seen as a command event, rejected messages
+/// counted on the diagnostics topic.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct HomeAssistantNodeEntitiesTests {
+    static let base = MQTTEndToEndTests.base
+
+    @Test func aRefusedPressIsACommandEventWithItsReason() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/outcomes")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        #expect(daemon.cli(["lock"]).status == 0)
+        observer.publish("\(Self.base)/controls/garage/set", "PRESS")
+        #expect(await observer.waitFor("\(Self.base)/outcomes")?.text ==
+            #"{"code":"authenticationRequired","command":"PRESS","control":"garage","error":"control \"garage\" requires authentication: Switchboard is locked; unlock it (switchboard unlock) or use the local CLI","event_type":"refused"}"#,
+            "\(observer.messages.map { $0.text ?? "" })")
+        observer.clear()
+        observer.publish("\(Self.base)/controls/porch/set", "ON")
+        #expect(await observer.waitFor("\(Self.base)/outcomes")?.text == #"{"command":"ON","control":"porch","event_type":"performed","valueText":"On"}"#)
+    }
+
+    @Test func rejectedMessagesAreCountedOnTheDiagnosticsTopic() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/diagnostics")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/diagnostics")?.text == #"{"rejectedMessages":0,"version":"\#(Switchboard.version)"}"#)
+        for _ in 0..<3 { observer.publish("\(Self.base)/controls/porch/set", "SIDEWAYS") }
+        #expect(await observer.waitFor("\(Self.base)/diagnostics") { $0.text?.contains(#""rejectedMessages":3"#) == true } != nil,
+                "\(observer.messages.map { $0.text ?? "" })")
+        // A reload keeps the count: it is the daemon's since it started, not the configuration's.
+        observer.clear()
+        _ = daemon.signal(SIGHUP)
+        #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(observer.messages.allSatisfy { $0.text?.contains(#""rejectedMessages":3"#) == true }, "\(observer.messages.map { $0.text ?? "" })")
     }
 }

@@ -160,20 +160,43 @@ struct MQTTEndToEndTests {
         let observer = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try daemon.start()
-        let device = #""device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"garage-pi","sw_version":"0.1.0"}"#
+        let device = #""device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"Garage","sw_version":"0.1.0"}"#
         let origin = #""origin":{"name":"Switchboard","sw_version":"0.1.0"}"#
         let availability = #""availability_topic":"switchboard/garage-pi/status""#
-        #expect(await observer.waitFor("homeassistant/switch/garage-pi/porch/config")?.text ==
-            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/porch/set","default_entity_id":"switch.garage-pi_porch",\#(device),"name":"Porch Light",\#(origin),"payload_available":"online","payload_not_available":"offline","payload_off":"OFF","payload_on":"ON","state_off":"OFF","state_on":"ON","state_topic":"switchboard/garage-pi/controls/porch","unique_id":"switchboard_garage-pi_porch","value_template":"{{ 'None' if value_json.value is none or value_json.stale or value_json.redacted else ('ON' if value_json.value else 'OFF') }}"}"#)
+        let available = #""payload_available":"online","payload_not_available":"offline""#
+        let state = #""{{ 'None' if value_json.value is none or value_json.stale or value_json.redacted else ('ON' if value_json.value else 'OFF') }}""#
+        func attributes(_ id: String) -> String {
+            #""json_attributes_template":"{{ {'value_text': value_json.get('valueText'), 'status': value_json.get('status'), 'action_hint': value_json.get('actionHint'), 'stale': value_json.get('stale', false)} | tojson }}","json_attributes_topic":"switchboard/garage-pi/controls/\#(id)""#
+        }
+        // devices.json makes the porch placement a light.
+        #expect(await observer.waitFor("homeassistant/light/garage-pi/porch/config")?.text ==
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/porch/set","default_entity_id":"light.garage-pi_porch",\#(device),"icon":"mdi:lightbulb",\#(attributes("porch")),"name":"Porch Light",\#(origin),\#(available),"payload_off":"OFF","payload_on":"ON","state_topic":"switchboard/garage-pi/controls/porch","state_value_template":\#(state),"unique_id":"switchboard_garage-pi_porch_light"}"#)
+        // And the fan placement a fan, on a device of its own in the attic.
+        #expect(await observer.waitFor("homeassistant/fan/garage-pi/fan/config")?.text ==
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/fan/set","default_entity_id":"fan.garage-pi_fan","device":{"identifiers":["switchboard_garage-pi_fan"],"manufacturer":"Switchboard","model":"placed control","name":"Attic Fan","suggested_area":"Attic","via_device":"switchboard_garage-pi"},"icon":"mdi:fan",\#(attributes("fan")),"name":null,\#(origin),\#(available),"payload_off":"OFF","payload_on":"ON","state_topic":"switchboard/garage-pi/controls/fan","state_value_template":\#(state),"unique_id":"switchboard_garage-pi_fan_fan"}"#)
+        #expect(await observer.waitFor("homeassistant/switch/garage-pi/kitchen/config")?.text ==
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/kitchen/set","default_entity_id":"switch.garage-pi_kitchen",\#(device),"icon":"mdi:lightbulb",\#(attributes("kitchen")),"name":"Kitchen Light",\#(origin),\#(available),"payload_off":"OFF","payload_on":"ON","state_off":"OFF","state_on":"ON","state_topic":"switchboard/garage-pi/controls/kitchen","unique_id":"switchboard_garage-pi_kitchen","value_template":\#(state)}"#)
         #expect(await observer.waitFor("homeassistant/button/garage-pi/garage/config")?.text ==
-            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/garage/set","default_entity_id":"button.garage-pi_garage",\#(device),"name":"Garage Door",\#(origin),"payload_available":"online","payload_not_available":"offline","payload_press":"PRESS","unique_id":"switchboard_garage-pi_garage"}"#)
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/garage/set","default_entity_id":"button.garage-pi_garage",\#(device),"icon":"mdi:garage",\#(attributes("garage")),"name":"Garage Door",\#(origin),\#(available),"payload_press":"PRESS","unique_id":"switchboard_garage-pi_garage"}"#)
+        // The select offers the devices by name and sends their ids.
         #expect(await observer.waitFor("homeassistant/select/garage-pi/kitchen_device/config")?.text ==
-            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/kitchen/configure","default_entity_id":"select.garage-pi_kitchen_device",\#(device),"name":"Light device","options":["porch","kitchen"],\#(origin),"payload_available":"online","payload_not_available":"offline","state_topic":"switchboard/garage-pi/controls/kitchen/configuration","unique_id":"switchboard_garage-pi_kitchen_device"}"#)
+            #"{\#(availability),"command_template":"{{ {\"Kitchen Light\":\"kitchen\",\"Porch Light\":\"porch\"}[value] }}","command_topic":"switchboard/garage-pi/controls/kitchen/configure","default_entity_id":"select.garage-pi_kitchen_device",\#(device),"entity_category":"config","icon":"mdi:form-select","name":"Light device","options":["Porch Light","Kitchen Light"],\#(origin),\#(available),"state_topic":"switchboard/garage-pi/controls/kitchen/configuration","unique_id":"switchboard_garage-pi_kitchen_device","value_template":"{{ {\"kitchen\":\"Kitchen Light\",\"porch\":\"Porch Light\"}.get(value, value) }}"}"#)
+        // The node: its lock, its diagnostics and its commands' outcomes.
+        #expect(await observer.waitFor("homeassistant/lock/garage-pi/lock/config")?.text ==
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/lock/set","default_entity_id":"lock.garage-pi_lock",\#(device),"name":"Controls",\#(origin),"payload_available":"online","payload_lock":"LOCK","payload_not_available":"offline","payload_unlock":"UNLOCK","state_locked":"LOCKED","state_topic":"switchboard/garage-pi/lock","state_unlocked":"UNLOCKED","unique_id":"switchboard_garage-pi_lock"}"#)
+        #expect(await observer.waitFor("homeassistant/binary_sensor/garage-pi/connectivity/config")?.text ==
+            #"{"default_entity_id":"binary_sensor.garage-pi_connectivity",\#(device),"device_class":"connectivity","entity_category":"diagnostic","name":"Broker connection",\#(origin),"payload_off":"offline","payload_on":"online","state_topic":"switchboard/garage-pi/status","unique_id":"switchboard_garage-pi_connectivity"}"#)
+        #expect(await observer.waitFor("homeassistant/sensor/garage-pi/version/config")?.text ==
+            #"{\#(availability),"default_entity_id":"sensor.garage-pi_version",\#(device),"entity_category":"diagnostic","icon":"mdi:information-outline","name":"Version",\#(origin),\#(available),"state_topic":"switchboard/garage-pi/diagnostics","unique_id":"switchboard_garage-pi_version","value_template":"{{ value_json.version }}"}"#)
+        #expect(await observer.waitFor("homeassistant/sensor/garage-pi/rejected_messages/config")?.text ==
+            #"{\#(availability),"default_entity_id":"sensor.garage-pi_rejected_messages",\#(device),"entity_category":"diagnostic","icon":"mdi:message-alert-outline","name":"Rejected messages",\#(origin),\#(available),"state_class":"total_increasing","state_topic":"switchboard/garage-pi/diagnostics","unique_id":"switchboard_garage-pi_rejected_messages","value_template":"{{ value_json.rejectedMessages }}"}"#)
+        #expect(await observer.waitFor("homeassistant/event/garage-pi/commands/config")?.text ==
+            #"{\#(availability),"default_entity_id":"event.garage-pi_commands",\#(device),"event_types":["performed","refused","failed","expired","superseded"],"icon":"mdi:gesture-tap-button","name":"Commands",\#(origin),\#(available),"state_topic":"switchboard/garage-pi/outcomes","unique_id":"switchboard_garage-pi_commands"}"#)
 
         // Home Assistant restarts: discovery is published again.
         observer.clear()
         observer.publish("homeassistant/status", "online")
-        #expect(await observer.waitFor("homeassistant/switch/garage-pi/porch/config") != nil)
+        #expect(await observer.waitFor("homeassistant/light/garage-pi/porch/config") != nil)
         // Choosing the device from Home Assistant's select.
         observer.publish("switchboard/garage-pi/controls/kitchen/configure", "porch")
         #expect(daemon.waitUntil { (try? JSONDecoder().decode([ControlPresentation].self, from: Data(daemon.cli(["center", "--json"]).stdout.utf8)))?.first { $0.id == "kitchen" }?.title == "Porch Light" })
@@ -186,7 +209,7 @@ struct MQTTEndToEndTests {
         try daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         #expect(await observer.waitFor("homeassistant/device_automation/garage-pi/button_hold/config")?.text ==
-            #"{"automation_type":"trigger","device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"garage-pi","sw_version":"0.1.0"},"origin":{"name":"Switchboard","sw_version":"0.1.0"},"payload":"performed","subtype":"button","topic":"switchboard/garage-pi/action-buttons/button","type":"button_long_press","value_template":"{{ value_json.phase }}"}"#)
+            #"{"automation_type":"trigger","device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"Garage","sw_version":"0.1.0"},"origin":{"name":"Switchboard","sw_version":"0.1.0"},"payload":"performed","subtype":"button","topic":"switchboard/garage-pi/action-buttons/button","type":"button_long_press","value_template":"{{ value_json.phase }}"}"#)
 
         let held = await daemon.cliInBackground(["button", "button", "--hold", "1s"])
         #expect(held.status == 0)

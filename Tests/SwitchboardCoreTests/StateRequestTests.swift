@@ -44,7 +44,7 @@ struct StateRequestTests {
         defer { answering.cancel() }
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: true))
         try daemon.start()
-        #expect(daemon.waitUntil(timeout: .seconds(5)) { daemon.cli(["status"]).stdout.contains("control plug Desk Plug On\n") }, "\(daemon.cli(["status"]).stdout)")
+        #expect(daemon.waitUntil(timeout: .seconds(15)) { daemon.cli(["status"]).stdout.contains("control plug Desk Plug On\n") }, "\(daemon.cli(["status"]).stdout)")
         #expect(plug.messages.filter { $0.topic == "cmnd/plug1/POWER" }.map(\.text) == [""], "one request, empty, as Tasmota reads it")
 
         broker.kill()

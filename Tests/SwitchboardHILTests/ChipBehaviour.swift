@@ -86,10 +86,10 @@ enum ChipBehaviour: String, CaseIterable, Sendable, CustomTestStringConvertible 
             try bench.drive(4, high: false)
             #expect(await risingEdges.wait(for: 1).map(\.value) == [true])
             try bench.drive(4, high: true)
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(250))
             try bench.drive(4, high: false)
             #expect(await risingEdges.wait(for: 2).map(\.value) == [true, true])
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(250))
             #expect(risingEdges.seen.count == 2, "the release was not reported")
 
         case .requestingIsNoEdge:
@@ -102,13 +102,13 @@ enum ChipBehaviour: String, CaseIterable, Sendable, CustomTestStringConvertible 
         case .debounceTurnsChatterIntoOneEdge:
             let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both)))
             #expect(button.kernelDebounce == .zero)
-            try await Self.checkDebounce(DebouncedInput(button, window: .milliseconds(100)), on: bench)
+            try await Self.checkDebounce(DebouncedInput(button, window: .milliseconds(250)), on: bench)
 
         case .kernelDebounceTurnsChatterIntoOneEdge:
             // The kernel debounces where libgpiod 2.x asks it to; elsewhere DebouncedInput does.
-            let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both), debounce: .milliseconds(100)))
-            #expect(button.kernelDebounce == (bench.debouncesInKernel ? .milliseconds(100) : .zero))
-            try await Self.checkDebounce(DebouncedInput(button, window: .milliseconds(100)), on: bench)
+            let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both), debounce: .milliseconds(250)))
+            #expect(button.kernelDebounce == (bench.debouncesInKernel ? .milliseconds(250) : .zero))
+            try await Self.checkDebounce(DebouncedInput(button, window: .milliseconds(250)), on: bench)
 
         case .reconfiguringKeepsTheLine:
             let relay = try chip.request(.offset(1), GPIOLineConfiguration(.output(initialValue: true), consumer: "relay"))
@@ -185,7 +185,7 @@ extension ChipBehaviour {
             #expect(await accepted.wait { $0.count == 1 }?.map(\.value) == [true])
             try bench.drive(5, high: false)
             try bench.drive(5, high: true)
-            try? await Task.sleep(for: .milliseconds(300))
+            try? await Task.sleep(for: .milliseconds(600))
             #expect(accepted.value.map(\.value) == [true], "chatter that settles back is no edge")
             try bench.drive(5, high: false)
             #expect(await accepted.wait { $0.count == 2 }?.map(\.value) == [true, false])

@@ -26,17 +26,28 @@ from hass_client import HomeAssistant, WebSocket  # noqa: E402
 from mqtt_client import MQTTClient  # noqa: E402
 
 NODE = "garage-pi"
-DEVICE_NAME = NODE
-# The Home Assistant entities of the sample devices.json: its Control Center placements (a switch
-# per toggle, a button per button, and a select for the configurable "kitchen" placement). The
-# Lock Screen ("porch-lock") and Action button ("action") placements have none.
+DEVICE_NAME = "Garage"
+# The Home Assistant entities of the sample devices.json: its Control Center placements (the porch
+# light as a light and the attic fan as a fan, as their "homeAssistant" blocks say, the kitchen
+# placement as a switch, a button per button, and a select for the configurable "kitchen"
+# placement), and the node's lock, diagnostics and command events. The Lock Screen ("porch-lock")
+# and Action button ("action") placements have none. Entity id: (unique id, name, icon).
 EXPECTED = {
-    "switch.garage_pi_porch": ("switchboard_garage-pi_porch", "Porch Light"),
-    "switch.garage_pi_fan": ("switchboard_garage-pi_fan", "Attic Fan"),
-    "button.garage_pi_garage": ("switchboard_garage-pi_garage", "Garage Door"),
-    "switch.garage_pi_kitchen": ("switchboard_garage-pi_kitchen", "Kitchen Light"),
-    "select.garage_pi_kitchen_device": ("switchboard_garage-pi_kitchen_device", "Light device"),
+    "light.garage_pi_porch": ("switchboard_garage-pi_porch_light", "Porch Light", "mdi:lightbulb"),
+    "fan.garage_pi_fan": ("switchboard_garage-pi_fan_fan", None, "mdi:fan"),
+    "button.garage_pi_garage": ("switchboard_garage-pi_garage", "Garage Door", "mdi:garage"),
+    "switch.garage_pi_kitchen": ("switchboard_garage-pi_kitchen", "Kitchen Light", "mdi:lightbulb"),
+    "select.garage_pi_kitchen_device": ("switchboard_garage-pi_kitchen_device", "Light device", "mdi:form-select"),
+    "lock.garage_pi_lock": ("switchboard_garage-pi_lock", "Controls", None),
+    "binary_sensor.garage_pi_connectivity": ("switchboard_garage-pi_connectivity", "Broker connection", None),
+    "sensor.garage_pi_version": ("switchboard_garage-pi_version", "Version", "mdi:information-outline"),
+    "sensor.garage_pi_rejected_messages": ("switchboard_garage-pi_rejected_messages", "Rejected messages",
+                                           "mdi:message-alert-outline"),
+    "event.garage_pi_commands": ("switchboard_garage-pi_commands", "Commands", "mdi:gesture-tap-button"),
 }
+# What Home Assistant calls each entity: the device's name and the entity's; the fan is the main
+# feature of a device of its own ("Attic Fan", in the area Attic).
+FRIENDLY = {e: (f"{DEVICE_NAME} {name}" if name else "Attic Fan") for e, (_, name, _) in EXPECTED.items()}
 # Warnings Home Assistant logs on this test's setup whatever the integrations do.
 ALLOWED_LOG_LINES = [
     r"WARNING \(MainThread\) \[homeassistant\.bootstrap\] Skipping pip installation of required modules",
@@ -184,20 +195,27 @@ class Check:
         """The MQTT platform's entities in Home Assistant's entity registry, by entity id."""
         return {e["entity_id"]: e for e in self.ha.command("config/entity_registry/list") if e["platform"] == "mqtt"}
 
-    def device(self):
+    def device(self, identifier=f"switchboard_{NODE}"):
         devices = [d for d in self.ha.command("config/device_registry/list")
-                   if ["mqtt", f"switchboard_{NODE}"] in d["identifiers"]]
+                   if ["mqtt", identifier] in d["identifiers"]]
         return devices[0] if len(devices) == 1 else devices
+
+    def attributes(self, entity_id):
+        state = self.ha.state(entity_id)
+        return state and state["attributes"]
 
     def messages_received(self, entity_id, topic):
         """The payloads Home Assistant's MQTT integration received for an entity on a topic
         (its debug info: the most recent ones)."""
-        for entity in self.ha.command("mqtt/device/debug_info", device_id=self.device()["id"])["entities"]:
+        for entity in self.ha.command("mqtt/device/debug_info", device_id=self.device_of(entity_id))["entities"]:
             if entity["entity_id"] == entity_id:
                 for subscription in entity["subscriptions"]:
                     if subscription["topic"] == topic:
                         return [m["payload"] for m in subscription["messages"]]
         return []
+
+    def device_of(self, entity_id):
+        return self.switchboard_entities()[entity_id]["device_id"]
 
     def log_problems(self):
         """Lines of home-assistant.log at WARNING or above not in ALLOWED_LOG_LINES, and every line
@@ -257,6 +275,16 @@ class Check:
             ws.close()
         return window, changes[len(window):]
 
+    def show_entities(self):
+        """Each entity as Home Assistant shows it: id, name, icon, state and attributes of its own."""
+        print("  entities as Home Assistant shows them:", flush=True)
+        for entity_id in sorted(self.switchboard_entities()):
+            state = self.ha.state(entity_id) or {"state": None, "attributes": {}}
+            attributes = state["attributes"]
+            extra = {k: v for k, v in attributes.items() if k in ("value_text", "status", "options", "event_type")}
+            print(f"    {entity_id:40} {attributes.get('friendly_name')!s:26} {attributes.get('icon')!s:28} "
+                  f"{state['state']!s:12} {json.dumps(extra) if extra else ''}", flush=True)
+
     # Steps
 
     def set_up_home_assistant(self):
@@ -292,28 +320,50 @@ class Check:
         self.daemon.start()
         registry = eventually("Home Assistant has exactly the Control Center placements' entities",
                               self.switchboard_entities, lambda r: set(r) == set(EXPECTED), timeout=20)
-        for entity_id, (unique_id, name) in EXPECTED.items():
+        for entity_id, (unique_id, name, _) in EXPECTED.items():
             entry = registry[entity_id]
             expect((entry["unique_id"], entry["original_name"], entry["has_entity_name"]) == (unique_id, name, True),
-                   f"{entity_id}: unique id {unique_id}, name \"{name}\" under the device's",
+                   f"{entity_id}: unique id {unique_id}, name {json.dumps(name)} under the device's",
                    (entry["unique_id"], entry["original_name"], entry["has_entity_name"]))
         device = self.device()
         expect(isinstance(device, dict) and (device["name"], device["manufacturer"], device["model"], device["sw_version"])
                == (DEVICE_NAME, "Switchboard", "switchboardd", self.version),
-               f"one device \"{DEVICE_NAME}\", Switchboard switchboardd {self.version}", device)
-        expect({e["device_id"] for e in registry.values()} == {device["id"]}, "every entity belongs to that device")
-        states = eventually("the switches show the daemon's values, the button has never been pressed",
+               f"the node is one device \"{DEVICE_NAME}\" (devices.json's name), Switchboard switchboardd {self.version}", device)
+        fan_device = self.device(f"switchboard_{NODE}_fan")
+        expect(isinstance(fan_device, dict) and (fan_device["name"], fan_device["area_id"], fan_device["via_device_id"])
+               == ("Attic Fan", "attic", device["id"]),
+               "the attic fan (\"area\": \"Attic\") is a device of its own in the area Attic, linked to the node's", fan_device)
+        expect({e: registry[e]["device_id"] for e in EXPECTED}
+               == {e: (fan_device["id"] if e == "fan.garage_pi_fan" else device["id"]) for e in EXPECTED},
+               "every other entity belongs to the node's device")
+        for entity_id, entry in registry.items():
+            category = {"binary_sensor.garage_pi_connectivity": "diagnostic", "sensor.garage_pi_version": "diagnostic",
+                        "sensor.garage_pi_rejected_messages": "diagnostic", "select.garage_pi_kitchen_device": "config"}
+            expect(entry["entity_category"] == category.get(entity_id), f"{entity_id}: entity category {category.get(entity_id)}",
+                   entry["entity_category"])
+        states = eventually("the entities show the daemon's values, the button has never been pressed",
                             lambda: {e: self.state(e) for e in EXPECTED},
-                            lambda s: s["switch.garage_pi_porch"] == "off" and s["switch.garage_pi_fan"] == "off"
+                            lambda s: s["light.garage_pi_porch"] == "off" and s["fan.garage_pi_fan"] == "off"
                             and s["button.garage_pi_garage"] == "unknown"
-                            and s["select.garage_pi_kitchen_device"] == "kitchen")
-        for entity_id, (_, name) in EXPECTED.items():
-            expect(self.friendly_name(entity_id) == f"{DEVICE_NAME} {name}",
-                   f"{entity_id} is called \"{DEVICE_NAME} {name}\"", self.friendly_name(entity_id))
+                            and s["select.garage_pi_kitchen_device"] == "Kitchen Light"
+                            and s["lock.garage_pi_lock"] == "unlocked"
+                            and s["binary_sensor.garage_pi_connectivity"] == "on"
+                            and s["sensor.garage_pi_version"] == self.version
+                            and s["sensor.garage_pi_rejected_messages"] == "0"
+                            and s["event.garage_pi_commands"] == "unknown")
+        for entity_id in EXPECTED:
+            expect(self.friendly_name(entity_id) == FRIENDLY[entity_id],
+                   f"{entity_id} is called \"{FRIENDLY[entity_id]}\"", self.friendly_name(entity_id))
+            icon = EXPECTED[entity_id][2]
+            expect(self.attributes(entity_id).get("icon") == icon, f"{entity_id}: icon {icon}",
+                   self.attributes(entity_id).get("icon"))
         select = self.ha.state("select.garage_pi_kitchen_device")
-        # The options are the devices' ids, not their names (see README: not yet).
-        expect(select["attributes"]["options"] == ["porch", "kitchen"], "the select offers the devices porch and kitchen",
-               select["attributes"])
+        expect(select["attributes"]["options"] == ["Porch Light", "Kitchen Light"],
+               "the select offers the devices by name: Porch Light, Kitchen Light", select["attributes"])
+        fan = self.attributes("fan.garage_pi_fan")
+        expect((fan.get("value_text"), fan.get("status"), fan.get("action_hint"), fan.get("stale"))
+               == ("Stopped", None, "Hold to Start", False),
+               "the fan's value text, status and action hint are its attributes", fan)
         triggers = self.ha.command("device_automation/trigger/list", device_id=device["id"])
         mqtt_triggers = sorted((t["type"], t["subtype"]) for t in triggers if t.get("domain") == "mqtt")
         expect(mqtt_triggers == [("button_long_press", "button"), ("button_short_press", "button")],
@@ -328,28 +378,33 @@ class Check:
                "the kitchen light, with no state from Zigbee2MQTT yet, is unknown in Home Assistant, not off",
                (received[-1], self.state("switch.garage_pi_kitchen")))
         self.expect_clean_log("after discovery")
+        self.show_entities()
 
     def switches(self):
         print("Switches: Home Assistant drives the daemon, the CLI shows in Home Assistant", flush=True)
-        self.ha.call("switch", "turn_on", entity_id="switch.garage_pi_porch")
-        eventually("switch.turn_on on the porch light turns the daemon's porch control on (switchboard center --json)",
+        self.ha.call("light", "turn_on", entity_id="light.garage_pi_porch")
+        eventually("light.turn_on on the porch light turns the daemon's porch control on (switchboard center --json)",
                    lambda: self.daemon.center()["porch"]["value"], lambda value: value is True, timeout=5)
-        eventually("and Home Assistant shows it on", lambda: self.state("switch.garage_pi_porch"), lambda s: s == "on", 5)
-        self.ha.call("switch", "turn_off", entity_id="switch.garage_pi_porch")
-        eventually("switch.turn_off turns it off", lambda: self.daemon.center()["porch"]["value"],
+        eventually("and Home Assistant shows it on", lambda: self.state("light.garage_pi_porch"), lambda s: s == "on", 5)
+        self.ha.call("light", "turn_off", entity_id="light.garage_pi_porch")
+        eventually("light.turn_off turns it off", lambda: self.daemon.center()["porch"]["value"],
                    lambda value: value is False, timeout=5)
         self.daemon.cli("on", "porch")
-        eventually("switchboard on porch shows on in Home Assistant", lambda: self.state("switch.garage_pi_porch"),
+        eventually("switchboard on porch shows on in Home Assistant", lambda: self.state("light.garage_pi_porch"),
                    lambda s: s == "on", 5)
+        expect(self.attributes("light.garage_pi_porch").get("icon") == "mdi:lightbulb",
+               "its icon stays mdi:lightbulb (Home Assistant colours it by state)", self.attributes("light.garage_pi_porch"))
         self.daemon.cli("off", "porch")
-        eventually("switchboard off porch shows off", lambda: self.state("switch.garage_pi_porch"), lambda s: s == "off", 5)
+        eventually("switchboard off porch shows off", lambda: self.state("light.garage_pi_porch"), lambda s: s == "off", 5)
         self.daemon.cli("toggle", "fan")
-        eventually("switchboard toggle fan shows the fan on", lambda: self.state("switch.garage_pi_fan"),
-                   lambda s: s == "on", 5)
+        eventually("switchboard toggle fan shows the fan on, running, with its auto-off as an attribute",
+                   lambda: (self.state("fan.garage_pi_fan"), self.attributes("fan.garage_pi_fan").get("value_text"),
+                            self.attributes("fan.garage_pi_fan").get("status")),
+                   lambda s: s[0] == "on" and s[1] == "Running" and s[2] is not None and s[2].startswith("Off in "), 5)
         expect(self.daemon.center()["fan"]["status"] == "Off in 10:00", "and its auto-off runs in the daemon",
                self.daemon.center()["fan"]["status"])
-        self.ha.call("switch", "toggle", entity_id="switch.garage_pi_fan")
-        eventually("switch.toggle in Home Assistant turns the fan off again", lambda: self.daemon.center()["fan"]["value"],
+        self.ha.call("fan", "toggle", entity_id="fan.garage_pi_fan")
+        eventually("fan.toggle in Home Assistant turns the fan off again", lambda: self.daemon.center()["fan"]["value"],
                    lambda value: value is False, timeout=5)
 
     def zigbee_light(self):
@@ -372,19 +427,19 @@ class Check:
     def configurable(self):
         print("The configurable placement: its select chooses the device", flush=True)
         self.daemon.cli("on", "porch")
-        self.ha.call("select", "select_option", entity_id="select.garage_pi_kitchen_device", option="porch")
-        eventually("select.select_option porch makes the kitchen placement drive the porch light",
+        self.ha.call("select", "select_option", entity_id="select.garage_pi_kitchen_device", option="Porch Light")
+        eventually("select.select_option \"Porch Light\" makes the kitchen placement drive the porch light",
                    lambda: self.daemon.center()["kitchen"]["title"], lambda t: t == "Porch Light", timeout=5)
         eventually("the switch shows the porch light's value, the select porch",
                    lambda: (self.state("switch.garage_pi_kitchen"), self.state("select.garage_pi_kitchen_device")),
-                   lambda s: s == ("on", "porch"), timeout=5)
+                   lambda s: s == ("on", "Porch Light"), timeout=5)
         eventually("and the switch is named after the porch light",
                    lambda: self.friendly_name("switch.garage_pi_kitchen"), lambda n: n == f"{DEVICE_NAME} Porch Light", 5)
         self.daemon.cli("configure", "kitchen", "--device", "kitchen")
         eventually("switchboard configure kitchen --device kitchen shows in the select, the name and the value",
                    lambda: (self.state("select.garage_pi_kitchen_device"), self.friendly_name("switch.garage_pi_kitchen"),
                             self.state("switch.garage_pi_kitchen")),
-                   lambda s: s == ("kitchen", f"{DEVICE_NAME} Kitchen Light", "off"), timeout=5)
+                   lambda s: s == ("Kitchen Light", f"{DEVICE_NAME} Kitchen Light", "off"), timeout=5)
         self.daemon.cli("off", "porch")
 
     def garage_door(self):
@@ -395,8 +450,14 @@ class Check:
                    lambda: self.daemon.center()["garage"]["status"], lambda s: s == "Door moving", timeout=5)
         expect("mqtt: garage PRESS performed" in self.daemon.log_since(mark), "and logs it performed",
                self.daemon.log_since(mark))
+        eventually("and the press is a command event, performed",
+                   lambda: self.attributes("event.garage_pi_commands"),
+                   lambda a: (a.get("event_type"), a.get("control"), a.get("command")) == ("performed", "garage", "PRESS"), 5)
         eventually("the status clears", lambda: self.daemon.center()["garage"]["status"], lambda s: s is None, 10)
-        self.daemon.cli("lock")
+        self.ha.call("lock", "lock", entity_id="lock.garage_pi_lock")
+        eventually("lock.lock on the node's lock locks Switchboard (switchboard status) and shows locked",
+                   lambda: (self.daemon.cli("status").splitlines()[0], self.state("lock.garage_pi_lock")),
+                   lambda s: s == (f"node {NODE}, locked", "locked"), 5)
         mark = self.daemon.log_mark()
         self.ha.call("button", "press", entity_id="button.garage_pi_garage")
         refusal = "mqtt: garage PRESS refused: control \"garage\" requires authentication: Switchboard is locked"
@@ -407,7 +468,24 @@ class Check:
         expect(self.daemon.center()["garage"]["status"] is None and "performed" not in self.daemon.log_since(mark),
                "and the opener is not pulsed (1.5 s later: no \"Door moving\", nothing performed)",
                self.daemon.log_since(mark))
-        self.daemon.cli("unlock")
+        refused = self.attributes("event.garage_pi_commands")
+        expect((refused.get("event_type"), refused.get("control"), refused.get("code"), refused.get("error"))
+               == ("refused", "garage", "authenticationRequired",
+                   "control \"garage\" requires authentication: Switchboard is locked; unlock it (switchboard unlock) "
+                   "or use the local CLI"),
+               "the refusal is seen in Home Assistant: a command event \"refused\" with the daemon's reason", refused)
+        self.ha.call("lock", "unlock", entity_id="lock.garage_pi_lock")
+        eventually("lock.unlock unlocks it", lambda: (self.daemon.cli("status").splitlines()[0], self.state("lock.garage_pi_lock")),
+                   lambda s: s == (f"node {NODE}, unlocked", "unlocked"), 5)
+
+    def diagnostics(self):
+        print("Diagnostics: rejected messages", flush=True)
+        client = MQTTClient(self.options.broker_port, "switchboard-check-rejects")
+        for _ in range(2):
+            client.publish(f"switchboard/{NODE}/controls/porch/set", "SIDEWAYS")
+        client.close()
+        eventually("two malformed commands show as 2 rejected messages",
+                   lambda: self.state("sensor.garage_pi_rejected_messages"), lambda s: s == "2", 5)
 
     def placements(self):
         print("Placements added and removed at runtime", flush=True)
@@ -431,32 +509,39 @@ class Check:
         entities = set(EXPECTED) - {"switch.garage_pi_kitchen", "select.garage_pi_kitchen_device"}
         mark = self.daemon.log_mark()
         changes, after = self.state_changes(entities, lambda: self.daemon.process.send_signal(signal.SIGHUP), 3,
-                                            then=(lambda: self.daemon.cli("on", "porch"), ("switch.garage_pi_porch", "on")))
+                                            then=(lambda: self.daemon.cli("on", "porch"), ("light.garage_pi_porch", "on")))
         expect("configuration 2 serving" in self.daemon.log_since(mark), "SIGHUP: the daemon serves the reloaded file",
                self.daemon.log_since(mark))
         expect(changes == [], "no entity changed state in Home Assistant within 3 s (none went unavailable)", changes)
-        expect(after == [("switch.garage_pi_porch", "on")],
+        expect(after == [("light.garage_pi_porch", "on")],
                "while the same subscription saw switchboard on porch right after", after)
 
     def availability(self):
         print("Availability, and a placement removed while the daemon was down", flush=True)
-        expect(self.state("switch.garage_pi_porch") == "on", "the porch light is on", self.state("switch.garage_pi_porch"))
+        expect(self.state("light.garage_pi_porch") == "on", "the porch light is on", self.state("light.garage_pi_porch"))
         self.daemon.stop()
-        remaining = ["switch.garage_pi_porch", "switch.garage_pi_fan", "button.garage_pi_garage"]
+        remaining = ["light.garage_pi_porch", "fan.garage_pi_fan", "button.garage_pi_garage", "lock.garage_pi_lock",
+                     "sensor.garage_pi_version"]
         eventually("stopping the daemon makes its entities unavailable",
                    lambda: {e: self.state(e) for e in remaining}, lambda s: set(s.values()) == {"unavailable"}, 10)
+        expect(self.state("binary_sensor.garage_pi_connectivity") == "off", "and its broker connection shows off",
+               self.state("binary_sensor.garage_pi_connectivity"))
         configuration = json.loads(pathlib.Path(self.daemon.config).read_text())
         configuration["placements"] = [p for p in configuration["placements"] if p["id"] != "fan"]
         pathlib.Path(self.daemon.config).write_text(json.dumps(configuration, indent=2))
         self.daemon.start()
         eventually("started again (without the fan placement), they are available with their states",
-                   lambda: (self.state("switch.garage_pi_porch"), self.state("button.garage_pi_garage")),
-                   lambda s: s[0] == "on" and s[1] not in ("unavailable", None), timeout=10)
-        eventually("the fan placement removed while the daemon was down is gone from Home Assistant",
-                   lambda: (self.ha.state("switch.garage_pi_fan"), "switch.garage_pi_fan" in self.switchboard_entities()),
-                   lambda s: s == (None, False), timeout=10)
-        expect(set(self.switchboard_entities()) == {"switch.garage_pi_porch", "button.garage_pi_garage"},
-               "Home Assistant keeps exactly the porch light's and the garage door's entities",
+                   lambda: (self.state("light.garage_pi_porch"), self.state("button.garage_pi_garage"),
+                            self.state("binary_sensor.garage_pi_connectivity")),
+                   lambda s: s[0] == "on" and s[1] not in ("unavailable", None) and s[2] == "on", timeout=10)
+        eventually("the fan placement removed while the daemon was down is gone from Home Assistant, with its device",
+                   lambda: (self.ha.state("fan.garage_pi_fan"), "fan.garage_pi_fan" in self.switchboard_entities(),
+                            self.device(f"switchboard_{NODE}_fan")),
+                   lambda s: s == (None, False, []), timeout=10)
+        kept = {"light.garage_pi_porch", "button.garage_pi_garage"} | {e for e in EXPECTED if e.split(".")[1].startswith(
+            ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_commands"))}
+        expect(set(self.switchboard_entities()) == kept,
+               "Home Assistant keeps exactly the porch light's and the garage door's entities and the node's own",
                sorted(self.switchboard_entities()))
         time.sleep(1)
         self.expect_clean_log("at the end")
@@ -469,6 +554,7 @@ class Check:
             self.zigbee_light()
             self.configurable()
             self.garage_door()
+            self.diagnostics()
             self.placements()
             self.reload()
             self.availability()

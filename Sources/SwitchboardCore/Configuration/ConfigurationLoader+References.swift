@@ -89,6 +89,7 @@ extension ConfigurationLoader {
 
         validateExtensions(configuration, &problems)
         validateInterlocks(configuration, &problems)
+        validateHomeAssistant(configuration, &problems)
         validateButtons(configuration, &problems)
 
         for placement in configuration.placements {

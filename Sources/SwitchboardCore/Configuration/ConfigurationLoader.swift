@@ -72,6 +72,7 @@ public enum ConfigurationLoader {
         if !node.isEmpty, !isIdentifier(node) {
             problems.append(ConfigurationProblem("node", "\"\(node)\" must be letters, digits, \"-\" or \"_\" (it names MQTT topics)"))
         }
+        let name = root.string("name", &problems)
         let mqtt = root.value("mqtt").flatMap { value -> MQTTSettings? in
             if case .null = value { return nil }
             return readMQTT(value, node: node, &problems)
@@ -86,7 +87,7 @@ public enum ConfigurationLoader {
         let pushButtons = readAll(root.array("buttons", &problems), "buttons", readButton, &problems)
         root.finish(&problems)
         return SwitchboardConfiguration(
-            node: node, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
+            node: node, name: name, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
             extensions: extensions, interlocks: interlocks, buttons: pushButtons
         )
     }
@@ -313,8 +314,9 @@ public enum ConfigurationLoader {
             problems.append(ConfigurationProblem(reader.child("size"), "only Control Center tiles have a size"))
         }
         let device = reader.string("device", &problems)
+        let homeAssistant = reader.value("homeAssistant").flatMap { readHomeAssistant($0, at: reader.child("homeAssistant"), &problems) }
         reader.finish(&problems)
-        return PlacementSettings(id: id, control: control, space: space, size: size, device: device)
+        return PlacementSettings(id: id, control: control, space: space, size: size, device: device, homeAssistant: homeAssistant)
     }
 
     private static func readActionButton(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> ActionButtonSettings? {

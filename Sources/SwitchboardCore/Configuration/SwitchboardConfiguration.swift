@@ -5,6 +5,8 @@ import SwitchboardGPIO
 public struct SwitchboardConfiguration: Sendable, Equatable {
     /// The node's name: the default MQTT base `switchboard/<node>`, and the controls' bundle name.
     public var node: String
+    /// The node's name for people ("Garage"): its device's name in Home Assistant. The node id if not given.
+    public var name: String? = nil
     /// The MQTT connection, if any: without it the daemon still runs GPIO, Action buttons and the CLI.
     public var mqtt: MQTTSettings?
     public var chips: [ChipSettings]
@@ -196,6 +198,8 @@ public struct PlacementSettings: PositionedSettings {
     public var size: ControlSize?
     /// The chosen device of a configurable control.
     public var device: String?
+    /// How it appears in Home Assistant, if devices.json says.
+    public var homeAssistant: HomeAssistantEntitySettings? = nil
 }
 
 /// A push-button acting as an Action button for one placed control.

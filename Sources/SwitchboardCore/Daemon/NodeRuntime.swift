@@ -34,7 +34,7 @@ public final class NodeRuntime: Sendable {
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], persisted: PersistedState,
         stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none,
-        mqttConnection: MQTTConnection? = nil, log: Log, clock: some Clock<Duration> = ContinuousClock()
+        mqttConnection: MQTTBridge.Handover? = nil, log: Log, clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         self.configuration = configuration
         self.log = log

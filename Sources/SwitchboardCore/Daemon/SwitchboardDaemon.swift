@@ -210,7 +210,7 @@ public final class SwitchboardDaemon: Sendable {
     /// Brings the node up on chips from ``openChips(for:)``.
     private func start(
         _ configuration: SwitchboardConfiguration, chips opened: OpenChips, stateFile: StateFile,
-        handover: LineHandover = .none, mqttConnection: MQTTConnection? = nil
+        handover: LineHandover = .none, mqttConnection: MQTTBridge.Handover? = nil
     ) async throws -> NodeRuntime {
         let (persisted, recovery) = stateFile.loadRecovering()
         if let recovery {

@@ -65,16 +65,27 @@ extension MQTTBridge {
             outcome = [("outcome", .string("failed")), ("error", .string(String(describing: error)))]
         }
         if let transaction = command.transaction { publishResult(of: id, transaction, outcome) }
+        publishOutcome(of: id, command.request, outcome)
     }
 
     /// A command that a newer one to the same control replaced while it waited its turn: not
     /// performed, and its sender told so.
     func supersede(_ arrived: ArrivedCommand, id: String) {
-        guard let transaction = arrived.command.transaction else { return }
-        publishResult(of: id, transaction, [
+        let outcome: [(key: String, value: JSONValue)] = [
             ("outcome", .string("superseded")), ("code", .string("superseded")),
             ("error", .string("control \"\(id)\": a newer command to it arrived while this one waited; this one was not performed")),
-        ])
+        ]
+        if let transaction = arrived.command.transaction { publishResult(of: id, transaction, outcome) }
+        publishOutcome(of: id, arrived.command.request, outcome)
+    }
+
+    /// Every command's outcome on `<base>/outcomes` (Home Assistant's command event entity): the
+    /// outcome as `event_type`, the control, the command, and the rest of its result.
+    private func publishOutcome(of id: String, _ request: ControlRequest, _ outcome: [(key: String, value: JSONValue)]) {
+        guard let type = outcome.first(where: { $0.key == "outcome" })?.value else { return }
+        let payload = JSONValue.object([("event_type", type), ("control", .string(id)), ("command", .string(describe(request)))]
+            + outcome.filter { $0.key != "outcome" && $0.value != .null })
+        connection.publish(MQTTMessage(topic: topics.outcomes, text: ControlLineProtocol.encodeLine(payload), qos: 1))
     }
 
     private func publishResult(of id: String, _ transaction: JSONValue, _ outcome: [(key: String, value: JSONValue)]) {
@@ -153,6 +164,7 @@ extension MQTTBridge {
             defer { state.unlogged = 0; state.unloggedSaidAt = now }
             return (false, state.unlogged)
         }
+        diagnosticsRelease.note()
         if first { log(.warning, "mqtt: ignored a message on \(topic): \(reason)") }
         if let unlogged { log(.warning, "mqtt: ignored \(unlogged) more malformed message\(unlogged == 1 ? "" : "s") (not logged one by one)") }
     }

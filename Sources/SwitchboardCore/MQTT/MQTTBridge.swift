@@ -24,6 +24,10 @@ public final class MQTTBridge: Sendable {
     let confirmations: StateConfirmations
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
     let memoryRelease = CoalescedAction { MemoryRelease.releaseFreeMemory() }
+    /// Publishes the diagnostics at most once a second while messages are rejected.
+    let diagnosticsRelease: CoalescedAction
+    /// What ``diagnosticsRelease`` runs: set when the bridge runs.
+    let diagnosticsTarget: Locked<(@Sendable () -> Void)?>
 
     struct State {
         /// What was last published per topic, to publish only changes.
@@ -37,6 +41,8 @@ public final class MQTTBridge: Sendable {
         var unloggedSaidAt: OffsetInstant?
         /// Reconnect attempts since the connection was last up.
         var failedAttempts = 0
+        /// Why the connection was last said to be down, while it is down.
+        var loggedReason: String?
         /// The connection went to the next configuration's bridge: it stays up when this one stops.
         var handedOver = false
         /// When the connection was lost, while it is down.
@@ -45,27 +51,33 @@ public final class MQTTBridge: Sendable {
         var takeovers = TakeoverDetector()
         /// The discovery topics announced, once the first full announcement has been made.
         var announced: Set<String>?
-        /// The name each placement's switch or button was last announced with, by placement id.
-        var announcedNames: [String: String] = [:]
+        /// The entity each placement was last announced with, by placement id: announced again when
+        /// it changes (its name follows a configurable control's device, its icon the symbol).
+        var announcedEntities: [String: [UInt8]] = [:]
     }
 
     // Invariant: only touched under the mutex.
     let state = Locked(State())
 
-    /// - Parameter kept: the previous configuration's connection, handed over because its settings
-    ///   did not change (``handOver(to:)``): it stays up, and nothing on the broker flaps.
+    /// - Parameter kept: the previous configuration's connection and counts, handed over because
+    ///   its settings did not change (``handOver(to:)``): it stays up, and nothing on the broker flaps.
     /// - Throws: ``MQTTError`` for bad TLS or client settings, or an unreadable password file.
-    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log, keeping kept: MQTTConnection? = nil) throws {
+    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log, keeping kept: Handover? = nil) throws {
         self.runtime = runtime
         self.settings = settings
         self.log = log
         confirmations = StateConfirmations(clock: runtime.clock)
-        topics = TopicContract(base: settings.baseTopic)
+        let topics = TopicContract(base: settings.baseTopic)
+        self.topics = topics
         discovery = settings.discovery
-            ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, topics: topics, version: Switchboard.version)
+            ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, nodeName: runtime.configuration.name, topics: topics, version: Switchboard.version)
             : nil
+        let diagnostics = Locked<(@Sendable () -> Void)?>(nil)
+        diagnosticsTarget = diagnostics
+        diagnosticsRelease = CoalescedAction(clock: runtime.clock) { diagnostics.withLock { $0 }?() }
         if let kept {
-            connection = kept
+            connection = kept.connection
+            state.withLock { $0.rejected = kept.rejected }
             return
         }
         var configuration = MQTTClientConfiguration(
@@ -89,14 +101,24 @@ public final class MQTTBridge: Sendable {
         connection = try MQTTConnection(configuration)
     }
 
+    /// What a bridge hands the next configuration's: its connection, and its counts of rejected
+    /// messages (the diagnostics count from the daemon's start, not the configuration's).
+    public struct Handover: Sendable {
+        let connection: MQTTConnection
+        let rejected: [String: Int]
+    }
+
     /// Hands the connection to the next configuration's bridge if that one connects the same way
     /// (same settings and node): this bridge's readers end, and when it stops it neither says
     /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
-    public func handOver(to next: SwitchboardConfiguration) -> MQTTConnection? {
+    public func handOver(to next: SwitchboardConfiguration) -> Handover? {
         guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
-        state.withLock { $0.handedOver = true }
+        let rejected = state.withLock { state in
+            state.handedOver = true
+            return state.rejected
+        }
         connection.renewStreams()
-        return connection
+        return Handover(connection: connection, rejected: rejected)
     }
 
     /// The client id the node connects with: `mqtt.clientID`, else `switchboard-<node>`.
@@ -112,6 +134,7 @@ public final class MQTTBridge: Sendable {
         filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
         if let discovery { filters.append(discovery.prefix + "/status") }
         connection.setSubscriptions(filters, qos: 1)
+        diagnosticsTarget.withLock { $0 = { [weak self] in self?.publishDiagnostics() } }
         runtime.hub.setRemoteCommandSender { [weak self] settings, value in
             try await self?.command(settings, value)
         }
@@ -134,6 +157,7 @@ public final class MQTTBridge: Sendable {
             // Memory freed after a burst goes back to the system once the burst is over (glibc
             // keeps it otherwise: 51 MiB of heap after the benchmark's load, 8 MiB after a trim).
             group.addTask { await self.memoryRelease.run() }
+            group.addTask { await self.diagnosticsRelease.run() }
             group.addTask {
                 for await change in changes { await self.publish(change) }
             }
@@ -159,6 +183,7 @@ public final class MQTTBridge: Sendable {
             state.withLock {
                 $0.published = [:]
                 $0.failedAttempts = 0
+                $0.loggedReason = nil
                 $0.disconnectedSince = nil
                 $0.takeovers.connected(at: now)
             }
@@ -168,18 +193,19 @@ public final class MQTTBridge: Sendable {
         case .refused(let reason):
             log(.error, "mqtt: \(settings.host):\(settings.port) refused the connection: \(reason); check username and passwordFile in devices.json and the broker's ACL")
         case .disconnected(let reason, let retryIn):
-            // One line when the connection is lost, then one per 20 failed attempts: a board
-            // whose broker is down for days must not fill its journal.
+            // One line when the connection is lost, then one per 20 failed attempts or when the
+            // reason changes: a board whose broker is down for days must not fill its journal.
             let now = runtime.clock.now
-            let (attempt, takenOver) = state.withLock { state -> (Int, Bool) in
+            let (attempt, takenOver, newReason) = state.withLock { state -> (Int, Bool, Bool) in
                 state.failedAttempts += 1
                 if state.disconnectedSince == nil { state.disconnectedSince = Date() }
-                return (state.failedAttempts, state.takeovers.lost(at: now))
+                defer { state.loggedReason = reason }
+                return (state.failedAttempts, state.takeovers.lost(at: now), state.loggedReason != reason)
             }
             if takenOver {
                 log(.error, "mqtt: the broker keeps dropping the connection moments after accepting it: another client is connecting with the same client id (\(clientID)), most likely a second node named \(runtime.configuration.node); give each node its own \"node\" (or mqtt.clientID) in devices.json")
             }
-            if attempt == 1 || attempt % 20 == 0 {
+            if attempt == 1 || attempt % 20 == 0 || newReason {
                 log(.warning, "mqtt: disconnected (\(reason)); retrying in \(DurationText.format(retryIn))\(attempt > 1 ? " (attempt \(attempt))" : "")")
             }
         }
@@ -194,7 +220,15 @@ public final class MQTTBridge: Sendable {
             await publishConfiguration(of: presentation)
         }
         publishLock(await center.isLocked)
+        publishDiagnostics()
         await publishDiscovery()
+    }
+
+    /// `<base>/diagnostics`: the version and the count of rejected messages, retained.
+    func publishDiagnostics() {
+        let rejected = state.withLock { $0.rejected.values.reduce(0, +) }
+        let payload = JSONValue.object([("rejectedMessages", .number(Double(rejected))), ("version", .string(Switchboard.version))])
+        publishRetained(topics.diagnostics, Array(ControlLineProtocol.encodeLine(payload).utf8))
     }
 
     private func publish(_ change: ControlChange) async {
@@ -209,7 +243,7 @@ public final class MQTTBridge: Sendable {
             let removals = discovery?.removals(for: id) ?? []
             for message in removals { publishRetained(message.topic, [], force: true) }
             publishRetained(topics.control(id), [])
-            state.withLock { _ = $0.announcedNames.removeValue(forKey: id) }
+            state.withLock { _ = $0.announcedEntities.removeValue(forKey: id) }
             forget(Set(removals.map(\.topic)))
         case .locked(let locked):
             publishLock(locked)
@@ -242,11 +276,13 @@ public final class MQTTBridge: Sendable {
         for presentation in presentations {
             announced.formUnion(await announce(presentation, discovery))
         }
+        var messages = discovery.nodeEntities()
         for button in runtime.configuration.actionButtons where button.announce.contains(.mqtt) {
-            for message in discovery.triggers(for: button.id) {
-                publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
-                announced.insert(message.topic)
-            }
+            messages += discovery.triggers(for: button.id)
+        }
+        for message in messages {
+            publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
+            announced.insert(message.topic)
         }
         let previous = runtime.hub.persisted.announced.map(Set.init)
         var gone = (previous ?? []).subtracting(announced)
@@ -266,32 +302,39 @@ public final class MQTTBridge: Sendable {
     private func announce(_ presentation: ControlPresentation, _ discovery: HomeAssistantDiscovery) async -> [String] {
         let parameters = (try? await runtime.center.parameters(ofKind: presentation.kind)) ?? []
         let devices = parameters.count == 1 ? parameters[0].options : []
-        if let id = presentation.id, discovery.entityTopic(for: presentation) != nil {
-            state.withLock { $0.announcedNames[id] = discovery.entityName(for: presentation) }
+        let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation))
+        if let id = presentation.id, let entity = messages.first?.payload {
+            state.withLock { $0.announcedEntities[id] = Array(ControlLineProtocol.encodeLine(entity).utf8) }
         }
-        return discovery.messages(for: presentation, devices: devices).map { message in
+        return messages.map { message in
             let payload = message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? []
             publishRetained(message.topic, payload, force: true)
             return message.topic
         }
     }
 
+    /// devices.json's `homeAssistant` block of a placement, if it has one.
+    private func entitySettings(_ presentation: ControlPresentation) -> HomeAssistantEntitySettings? {
+        presentation.id.flatMap { id in runtime.configuration.placements.first { $0.id == id }?.homeAssistant }
+    }
+
     /// A control placed at runtime (`switchboard add`) gets its entities at once; an announced
-    /// switch or button whose name changed (a configurable control's, named after the device it
-    /// now drives) is announced again. Other changes (values, status) cost one comparison.
+    /// entity that changed (its name, when a configurable control now drives another device; its
+    /// icon, when the control shows another symbol) is announced again. Other changes (values,
+    /// status) cost one comparison.
     private func announceIfNewOrChanged(_ presentation: ControlPresentation) async {
-        guard let discovery, let id = presentation.id, let topic = discovery.entityTopic(for: presentation),
+        let settings = entitySettings(presentation)
+        guard let discovery, let id = presentation.id, let topic = discovery.entityTopic(for: presentation, settings: settings),
               let announced = state.withLock({ $0.announced }) else { return }
         guard !announced.contains(topic) else {
-            let name = discovery.entityName(for: presentation)
-            let renamed = state.withLock { state in
-                defer { state.announcedNames[id] = name }
-                return state.announcedNames[id] != name
-            }
             // The select, if any, is named after the control, which a presentation change leaves alone.
-            if renamed, let entity = discovery.messages(for: presentation, devices: []).first, let payload = entity.payload {
-                publishRetained(entity.topic, Array(ControlLineProtocol.encodeLine(payload).utf8), force: true)
+            guard let entity = discovery.entityMessage(for: presentation, settings: settings)?.payload else { return }
+            let payload = Array(ControlLineProtocol.encodeLine(entity).utf8)
+            let changed = state.withLock { state in
+                defer { state.announcedEntities[id] = payload }
+                return state.announcedEntities[id] != payload
             }
+            if changed { publishRetained(topic, payload, force: true) }
             return
         }
         let added = await announce(presentation, discovery)

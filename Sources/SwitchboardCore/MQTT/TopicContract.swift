@@ -23,6 +23,12 @@ public struct TopicContract: Sendable, Equatable {
     public var lock: String { base + "/lock" }
     /// `LOCKED`/`UNLOCKED` (or `LOCK`/`UNLOCK`) to lock or unlock; restrict it in the broker's ACL.
     public var lockSet: String { base + "/lock/set" }
+    /// The node's diagnostics as JSON, retained: `{"rejectedMessages": …, "version": …}`.
+    public var diagnostics: String { base + "/diagnostics" }
+    /// The outcome of every command that came over MQTT, not retained:
+    /// `{"event_type": "performed" | "refused" | "failed" | "expired" | "superseded", "control": …, "command": …}`
+    /// with `error` when it was not performed.
+    public var outcomes: String { base + "/outcomes" }
     /// Action button announcements (JSON with `phase`, `text`, `control`).
     public func actionButton(_ id: String) -> String { base + "/action-buttons/" + id }
     /// A push-button's presses: `{"click": "short" | "double" | "long", "performed": …}`.
