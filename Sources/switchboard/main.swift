@@ -23,6 +23,7 @@ usage: switchboard [--socket PATH] <command> [arguments]
   status                                  node, lock state, outputs and controls (and why any is stale)
   health                                  exit 0 when all is well, else 1 with one line per problem
   button <id> --hold <duration>           press a simulated Action button (switchboardd --simulate)
+  input <id> active|inactive              open or close a simulated contact, trip a sensor (--simulate)
   check <file> [--simulate]               validate a devices.json without a daemon
 
   --socket PATH   the daemon's socket (default /run/switchboard/switchboard.sock)
@@ -239,6 +240,17 @@ case "button":
         for announcement in announcements { print(announcement) }
         // A press that was refused or failed is no press done; cancelled (released early) is.
         if announcements.contains(where: { $0.hasPrefix("refused:") || $0.hasPrefix("failed:") }) { exit(Exit.refused.rawValue) }
+    } catch {
+        fail(String(describing: error), .unreachable)
+    }
+case "input":
+    let id = argument("an input device's id")
+    let state = argument("active or inactive")
+    guard state == "active" || state == "inactive" else { fail("input \(id) \(state): say active or inactive\n\n\(usage)", .usage) }
+    finishArguments()
+    do {
+        let reply = try client.send(line: #"{"op":"input","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","active":\#(state == "active")}"#)
+        if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
     } catch {
         fail(String(describing: error), .unreachable)
     }

@@ -44,7 +44,11 @@ EXPECTED = {
     "sensor.garage_pi_rejected_messages": ("switchboard_garage-pi_rejected_messages", "Rejected messages",
                                            "mdi:message-alert-outline"),
     "event.garage_pi_commands": ("switchboard_garage-pi_commands", "Commands", "mdi:gesture-tap-button"),
+    # The door contact this check adds to the sample (an input device): a binary sensor.
+    "binary_sensor.garage_pi_contact": ("switchboard_garage-pi_input_contact", "Door Contact", None),
 }
+CONTACT = {"id": "contact", "name": "Door Contact", "type": "input", "deviceClass": "garage_door",
+           "gpio": {"chip": "main", "line": 6, "bias": "pullUp", "activeLow": True, "debounce": "20ms"}}
 # What Home Assistant calls each entity: the device's name and the entity's; the fan is the main
 # feature of a device of its own ("Attic Fan", in the area Attic).
 FRIENDLY = {e: (f"{DEVICE_NAME} {name}" if name else "Attic Fan") for e, (_, name, _) in EXPECTED.items()}
@@ -350,7 +354,8 @@ class Check:
                             and s["binary_sensor.garage_pi_connectivity"] == "on"
                             and s["sensor.garage_pi_version"] == self.version
                             and s["sensor.garage_pi_rejected_messages"] == "0"
-                            and s["event.garage_pi_commands"] == "unknown")
+                            and s["event.garage_pi_commands"] == "unknown"
+                            and s["binary_sensor.garage_pi_contact"] == "off")
         for entity_id in EXPECTED:
             expect(self.friendly_name(entity_id) == FRIENDLY[entity_id],
                    f"{entity_id} is called \"{FRIENDLY[entity_id]}\"", self.friendly_name(entity_id))
@@ -478,6 +483,17 @@ class Check:
         eventually("lock.unlock unlocks it", lambda: (self.daemon.cli("status").splitlines()[0], self.state("lock.garage_pi_lock")),
                    lambda s: s == (f"node {NODE}, unlocked", "unlocked"), 5)
 
+    def contact(self):
+        print("An input: the garage door's contact", flush=True)
+        expect(self.attributes("binary_sensor.garage_pi_contact").get("device_class") == "garage_door",
+               "the contact is a binary sensor of device class garage_door (its deviceClass)",
+               self.attributes("binary_sensor.garage_pi_contact"))
+        self.daemon.cli("input", "contact", "active")
+        eventually("switchboard input contact active (the door opens, on the simulated chip) shows it on",
+                   lambda: self.state("binary_sensor.garage_pi_contact"), lambda s: s == "on", 5)
+        self.daemon.cli("input", "contact", "inactive")
+        eventually("and closed, off", lambda: self.state("binary_sensor.garage_pi_contact"), lambda s: s == "off", 5)
+
     def diagnostics(self):
         print("Diagnostics: rejected messages", flush=True)
         client = MQTTClient(self.options.broker_port, "switchboard-check-rejects")
@@ -539,7 +555,8 @@ class Check:
                             self.device(f"switchboard_{NODE}_fan")),
                    lambda s: s == (None, False, []), timeout=10)
         kept = {"light.garage_pi_porch", "button.garage_pi_garage"} | {e for e in EXPECTED if e.split(".")[1].startswith(
-            ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_commands"))}
+            ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_commands",
+             "garage_pi_contact"))}
         expect(set(self.switchboard_entities()) == kept,
                "Home Assistant keeps exactly the porch light's and the garage door's entities and the node's own",
                sorted(self.switchboard_entities()))
@@ -555,6 +572,7 @@ class Check:
             self.configurable()
             self.garage_door()
             self.diagnostics()
+            self.contact()
             self.placements()
             self.reload()
             self.availability()
@@ -581,6 +599,7 @@ def main():
     configuration = json.loads(pathlib.Path(options.sample).read_text())
     configuration.pop("$schema", None)
     configuration["mqtt"].update(host="127.0.0.1", port=options.broker_port)
+    configuration["devices"].append(CONTACT)
     pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
 
     try:

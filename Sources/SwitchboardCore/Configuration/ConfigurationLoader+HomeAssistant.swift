@@ -3,10 +3,7 @@ extension ConfigurationLoader {
     static func readHomeAssistant(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> HomeAssistantEntitySettings? {
         guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
         let component: HomeAssistantEntitySettings.Component? = reader.choice("component", default: nil, required: false, &problems)
-        let deviceClass = reader.string("deviceClass", &problems)
-        if let deviceClass, deviceClass.isEmpty || !deviceClass.utf8.allSatisfy({ ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "_") }) {
-            problems.append(ConfigurationProblem(reader.child("deviceClass"), "\"\(deviceClass)\" is not a Home Assistant device class (lower-case letters and \"_\", such as \"outlet\")"))
-        }
+        let deviceClass = readDeviceClass(&reader, &problems)
         let icon = reader.string("icon", &problems)
         if let icon, !isIcon(icon) {
             problems.append(ConfigurationProblem(reader.child("icon"), "\"\(icon)\" is not an icon name such as \"mdi:lightbulb\""))
@@ -19,6 +16,15 @@ extension ConfigurationLoader {
         }
         reader.finish(&problems)
         return HomeAssistantEntitySettings(component: component, deviceClass: deviceClass, icon: icon, entityCategory: category, enabled: enabled, area: area)
+    }
+
+    /// `deviceClass`: a Home Assistant device class, lower-case letters and "_".
+    static func readDeviceClass(_ reader: inout ObjectReader, _ problems: inout [ConfigurationProblem]) -> String? {
+        let deviceClass = reader.string("deviceClass", &problems)
+        if let deviceClass, deviceClass.isEmpty || !deviceClass.utf8.allSatisfy({ ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "_") }) {
+            problems.append(ConfigurationProblem(reader.child("deviceClass"), "\"\(deviceClass)\" is not a Home Assistant device class (lower-case letters and \"_\", such as \"outlet\" or \"door\")"))
+        }
+        return deviceClass
     }
 
     /// A `homeAssistant` block belongs to a Control Center placement, and only a toggle is a light or a fan.

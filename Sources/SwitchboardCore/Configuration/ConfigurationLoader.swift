@@ -192,9 +192,10 @@ public enum ConfigurationLoader {
         // An input is read, never driven: it has no value to restore and nothing to switch off.
         let restore: DeviceSettings.Restore = kind == .input ? .off : (reader.choice("restore", default: .last, &problems) ?? .last)
         let shutdown: DeviceSettings.Shutdown = kind == .input ? .keep : (reader.choice("onShutdown", default: .keep, &problems) ?? .keep)
+        let deviceClass = kind == .input ? readDeviceClass(&reader, &problems) : nil
         reader.finish(&problems)
         guard let kind else { return nil }
-        return DeviceSettings(id: id, name: name, kind: kind, gpio: gpio, pulse: pulse, restore: restore, onShutdown: shutdown, mqtt: mqtt)
+        return DeviceSettings(id: id, name: name, kind: kind, gpio: gpio, pulse: pulse, restore: restore, onShutdown: shutdown, mqtt: mqtt, deviceClass: deviceClass)
     }
 
     private static func readMQTTDevice(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> MQTTDeviceSettings? {

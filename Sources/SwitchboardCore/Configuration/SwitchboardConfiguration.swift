@@ -105,6 +105,8 @@ public struct DeviceSettings: PositionedSettings {
     public var restore: Restore
     public var onShutdown: Shutdown
     public var mqtt: MQTTDeviceSettings?
+    /// An input's Home Assistant device class (`door`, `garage_door`, `motion`, `window` …).
+    public var deviceClass: String? = nil
 
     /// Whether the device is a GPIO output.
     public var isOutput: Bool { kind == .relay || kind == .pulse }

@@ -15,6 +15,7 @@ public final class DeviceHub: Sendable {
     struct Input {
         let settings: DeviceSettings
         let line: any GPIOLineRequest
+        let chip: any GPIOChip
     }
 
     struct State {
@@ -85,7 +86,7 @@ public final class DeviceHub: Sendable {
             for device in configuration.devices where device.kind == .input {
                 guard let gpio = device.gpio, let chip = chips[gpio.chip] else { continue }
                 let (line, edges) = try gpio.requestInput(on: chip, clock: clock)
-                inputs[device.id] = Input(settings: device, line: line)
+                inputs[device.id] = Input(settings: device, line: line, chip: chip)
                 watched.append((device.id, edges))
             }
         } catch {
@@ -270,6 +271,28 @@ public final class DeviceHub: Sendable {
     }
 
     /// Each input device's id and logical value (active-low applied), read from its line.
+    /// Drives a simulated input's line as the contact or sensor would: `active` is the input's
+    /// logical value (a closed door contact wired active-low drives the line low). Its debounced
+    /// change then reaches every control bound to it, MQTT and Home Assistant, as a real one would.
+    /// - Throws: ``SimulatedInputError`` for a device that is not an input, or an input on a real chip.
+    public func simulateInput(_ id: String, active: Bool) throws(SimulatedInputError) {
+        guard let input = inputs[id], let gpio = input.settings.gpio else {
+            let known = inputs.keys.sorted()
+            throw SimulatedInputError(code: "unknownInput", message: "no input device \"\(id)\"; inputs: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+        }
+        guard let simulated = input.chip as? SimulatedGPIOChip else {
+            throw SimulatedInputError(code: "realChip", message: "\(input.settings.name) is on a real chip (\(input.chip.info.name)); switchboard input drives simulated chips only (switchboardd --simulate): open or close the real contact")
+        }
+        do {
+            try simulated.drive(gpio.line, high: active != gpio.activeLow)
+        } catch {
+            throw SimulatedInputError(code: "failed", message: "\(input.settings.name): \(error)")
+        }
+    }
+
+    /// The input devices' settings, by id.
+    public var inputDevices: [DeviceSettings] { inputs.keys.sorted().compactMap { inputs[$0]?.settings } }
+
     public func inputValues() -> [(id: String, value: Bool)] {
         inputs.keys.sorted().compactMap { id in (try? inputs[id]?.line.value()).flatMap { $0 }.map { (id, $0) } }
     }

@@ -61,6 +61,22 @@ extension HomeAssistantDiscovery {
         }
     }
 
+    /// An input device as a `binary_sensor` (its device class from devices.json), on
+    /// `<base>/inputs/<id>`: a door contact, a motion sensor.
+    public func inputEntity(_ device: DeviceSettings) -> Message {
+        var fields: Fields = [
+            ("name", .string(device.name)),
+            ("unique_id", .string("switchboard_\(node)_input_\(device.id)")),
+            ("default_entity_id", .string("binary_sensor.\(node)_\(device.id)")),
+            ("state_topic", .string(topics.input(device.id))),
+            ("payload_on", .string("ON")),
+            ("payload_off", .string("OFF")),
+        ]
+        if let deviceClass = device.deviceClass { fields.append(("device_class", .string(deviceClass))) }
+        return Message(topic: "\(prefix)/binary_sensor/\(node)/input_\(device.id)/config",
+                       payload: .object(fields + available + [("device", self.device), ("origin", origin)]))
+    }
+
     /// The outcomes a command's event carries as its `event_type`.
     public static let outcomeTypes = ["performed", "refused", "failed", "expired", "superseded"]
 

@@ -139,6 +139,7 @@ public final class MQTTBridge: Sendable {
             try await self?.command(settings, value)
         }
         let changes = runtime.center.changes()
+        let deviceChanges = runtime.hub.valueChanges.subscribe()
         if connection.isStarted {
             // Kept from the previous configuration, and possibly up: this configuration's
             // controls and discovery go out now (a reconnect would send them again anyway).
@@ -160,6 +161,10 @@ public final class MQTTBridge: Sendable {
             group.addTask { await self.diagnosticsRelease.run() }
             group.addTask {
                 for await change in changes { await self.publish(change) }
+            }
+            group.addTask {
+                let inputs = Set(self.runtime.hub.inputDevices.map(\.id))
+                for await id in deviceChanges where inputs.contains(id) { self.publishInput(id) }
             }
             // Wait (without waking) for cancellation, then say goodbye.
             let (cancelled, keepOpen) = AsyncStream<Void>.makeStream()
@@ -220,8 +225,15 @@ public final class MQTTBridge: Sendable {
             await publishConfiguration(of: presentation)
         }
         publishLock(await center.isLocked)
+        for input in runtime.hub.inputDevices { publishInput(input.id) }
         publishDiagnostics()
         await publishDiscovery()
+    }
+
+    /// `<base>/inputs/<id>`: `ON` or `OFF`, retained; nothing while its line cannot be read.
+    func publishInput(_ id: String) {
+        guard let value = try? runtime.hub.value(of: id) else { return }
+        publishRetained(topics.input(id), Array((value ? "ON" : "OFF").utf8))
     }
 
     /// `<base>/diagnostics`: the version and the count of rejected messages, retained.
@@ -276,7 +288,7 @@ public final class MQTTBridge: Sendable {
         for presentation in presentations {
             announced.formUnion(await announce(presentation, discovery))
         }
-        var messages = discovery.nodeEntities()
+        var messages = discovery.nodeEntities() + runtime.hub.inputDevices.map(discovery.inputEntity)
         for button in runtime.configuration.actionButtons where button.announce.contains(.mqtt) {
             messages += discovery.triggers(for: button.id)
         }
@@ -302,6 +314,7 @@ public final class MQTTBridge: Sendable {
     private func announce(_ presentation: ControlPresentation, _ discovery: HomeAssistantDiscovery) async -> [String] {
         let parameters = (try? await runtime.center.parameters(ofKind: presentation.kind)) ?? []
         let devices = parameters.count == 1 ? parameters[0].options : []
+        guard !showsOnlyAnInput(presentation) else { return [] }
         let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation))
         if let id = presentation.id, let entity = messages.first?.payload {
             state.withLock { $0.announcedEntities[id] = Array(ControlLineProtocol.encodeLine(entity).utf8) }
@@ -311,6 +324,14 @@ public final class MQTTBridge: Sendable {
             publishRetained(message.topic, payload, force: true)
             return message.topic
         }
+    }
+
+    /// A control that shows an input device and drives nothing (a door contact's toggle) gets no
+    /// entity of its own: the input's `binary_sensor` is it in Home Assistant.
+    private func showsOnlyAnInput(_ presentation: ControlPresentation) -> Bool {
+        let configuration = runtime.configuration
+        guard let control = configuration.control(presentation.kind), let device = control.device else { return false }
+        return configuration.device(device)?.kind == .input
     }
 
     /// devices.json's `homeAssistant` block of a placement, if it has one.
@@ -324,7 +345,7 @@ public final class MQTTBridge: Sendable {
     /// status) cost one comparison.
     private func announceIfNewOrChanged(_ presentation: ControlPresentation) async {
         let settings = entitySettings(presentation)
-        guard let discovery, let id = presentation.id, let topic = discovery.entityTopic(for: presentation, settings: settings),
+        guard let discovery, !showsOnlyAnInput(presentation), let id = presentation.id, let topic = discovery.entityTopic(for: presentation, settings: settings),
               let announced = state.withLock({ $0.announced }) else { return }
         guard !announced.contains(topic) else {
             // The select, if any, is named after the control, which a presentation change leaves alone.

@@ -23,6 +23,8 @@ public struct TopicContract: Sendable, Equatable {
     public var lock: String { base + "/lock" }
     /// `LOCKED`/`UNLOCKED` (or `LOCK`/`UNLOCK`) to lock or unlock; restrict it in the broker's ACL.
     public var lockSet: String { base + "/lock/set" }
+    /// An input device's value (a door contact, a motion sensor): `ON` (active) or `OFF`, retained.
+    public func input(_ id: String) -> String { base + "/inputs/" + id }
     /// The node's diagnostics as JSON, retained: `{"rejectedMessages": …, "version": …}`.
     public var diagnostics: String { base + "/diagnostics" }
     /// The outcome of every command that came over MQTT, not retained:

@@ -18,6 +18,11 @@ private struct ButtonCommand: Decodable {
     var hold: String
 }
 
+private struct InputCommand: Decodable {
+    var id: String
+    var active: Bool
+}
+
 /// One client of the local socket: line-delimited JSON commands in, one reply line each out.
 /// Every command is authenticated: only the service user and its group can open the socket.
 struct SocketSession {
@@ -95,6 +100,17 @@ struct SocketSession {
             return reply
         case "button":
             return await pressButton(line, runtime: runtime)
+        case "input":
+            guard let command = try? CheckedJSON.decode(InputCommand.self, from: Data(line.utf8)) else {
+                return .failure(code: "badCommand", message: "input needs \"id\" and \"active\" (true or false)")
+            }
+            do {
+                try runtime.hub.simulateInput(command.id, active: command.active)
+            } catch {
+                return .failure(code: error.code, message: error.message)
+            }
+            daemon.log(.info, "cli: input \(command.id) \(command.active ? "active" : "inactive") (simulated)")
+            return SocketReply(ControlReply())
         case "apply":
             daemon.log(.info, "cli: apply \(daemon.options.configPath)")
             switch await daemon.apply() {
