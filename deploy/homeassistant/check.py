@@ -562,6 +562,10 @@ class Check:
                sorted(self.switchboard_entities()))
         time.sleep(1)
         self.expect_clean_log("at the end")
+        log = self.daemon.log_since(0)
+        expect("another client wrote" not in log and "ignored a message" in log,
+               "the daemon saw no other client write its own topics (Home Assistant does not), only the two malformed commands",
+               [line for line in log.splitlines() if "another client" in line or "ignored" in line])
 
     def run(self):
         try:

@@ -6,7 +6,9 @@ extension MQTTBridge {
     /// lanes). Malformed input is logged once per topic and reason, counted, and otherwise
     /// ignored: nothing crashes and no state changes.
     func handle(_ message: MQTTMessage) async {
-        if let id = topics.controlID(in: message.topic, suffix: "configure") {
+        if topics.isOwnRetained(message.topic) {
+            handleOwnRetained(message)
+        } else if let id = topics.controlID(in: message.topic, suffix: "configure") {
             await handleConfigure(message, id: id)
         } else if message.topic == topics.reload {
             guard !message.retain else { return reject(message, "a retained reload request") }

@@ -28,6 +28,9 @@ public final class MQTTBridge: Sendable {
     let diagnosticsRelease: CoalescedAction
     /// What ``diagnosticsRelease`` runs: set when the bridge runs.
     let diagnosticsTarget: Locked<(@Sendable () -> Void)?>
+    /// Publishes the node's own retained topics again, at most once a second, when others overwrite them.
+    let reassertRelease: CoalescedAction
+    let reassertTarget: Locked<(@Sendable () -> Void)?>
 
     struct State {
         /// What was last published per topic, to publish only changes.
@@ -51,6 +54,8 @@ public final class MQTTBridge: Sendable {
         var takeovers = TakeoverDetector()
         /// The discovery topics announced, once the first full announcement has been made.
         var announced: Set<String>?
+        /// The node's own retained topics, and what others wrote on them.
+        var retained = RetainedTopicGuard()
         /// The entity each placement was last announced with, by placement id: announced again when
         /// it changes (its name follows a configurable control's device, its icon the symbol).
         var announcedEntities: [String: [UInt8]] = [:]
@@ -75,9 +80,16 @@ public final class MQTTBridge: Sendable {
         let diagnostics = Locked<(@Sendable () -> Void)?>(nil)
         diagnosticsTarget = diagnostics
         diagnosticsRelease = CoalescedAction(clock: runtime.clock) { diagnostics.withLock { $0 }?() }
+        let reassert = Locked<(@Sendable () -> Void)?>(nil)
+        reassertTarget = reassert
+        reassertRelease = CoalescedAction(clock: runtime.clock) { reassert.withLock { $0 }?() }
         if let kept {
             connection = kept.connection
-            state.withLock { $0.rejected = kept.rejected }
+            state.withLock {
+                $0.rejected = kept.rejected
+                $0.retained = kept.retained
+                $0.published = kept.published
+            }
             return
         }
         var configuration = MQTTClientConfiguration(
@@ -106,6 +118,10 @@ public final class MQTTBridge: Sendable {
     public struct Handover: Sendable {
         let connection: MQTTConnection
         let rejected: [String: Int]
+        /// What the node published lately: echoes still on their way are known as its own, and
+        /// what did not change is not published again.
+        let retained: RetainedTopicGuard
+        let published: [String: [UInt8]]
     }
 
     /// Hands the connection to the next configuration's bridge if that one connects the same way
@@ -113,12 +129,12 @@ public final class MQTTBridge: Sendable {
     /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
     public func handOver(to next: SwitchboardConfiguration) -> Handover? {
         guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
-        let rejected = state.withLock { state in
+        let (rejected, retained, published) = state.withLock { state in
             state.handedOver = true
-            return state.rejected
+            return (state.rejected, state.retained, state.published)
         }
         connection.renewStreams()
-        return Handover(connection: connection, rejected: rejected)
+        return Handover(connection: connection, rejected: rejected, retained: retained, published: published)
     }
 
     /// The client id the node connects with: `mqtt.clientID`, else `switchboard-<node>`.
@@ -130,11 +146,12 @@ public final class MQTTBridge: Sendable {
 
     /// Connects and serves until cancelled; then publishes `offline` and disconnects.
     public func run() async {
-        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet]
+        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet] + topics.ownRetainedFilters
         filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
         if let discovery { filters.append(discovery.prefix + "/status") }
         connection.setSubscriptions(filters, qos: 1)
         diagnosticsTarget.withLock { $0 = { [weak self] in self?.publishDiagnostics() } }
+        reassertTarget.withLock { $0 = { [weak self] in self?.reassertOwnTopics() } }
         runtime.hub.setRemoteCommandSender { [weak self] settings, value in
             try await self?.command(settings, value)
         }
@@ -159,6 +176,7 @@ public final class MQTTBridge: Sendable {
             // keeps it otherwise: 51 MiB of heap after the benchmark's load, 8 MiB after a trim).
             group.addTask { await self.memoryRelease.run() }
             group.addTask { await self.diagnosticsRelease.run() }
+            group.addTask { await self.reassertRelease.run() }
             group.addTask {
                 for await change in changes { await self.publish(change) }
             }
@@ -192,7 +210,6 @@ public final class MQTTBridge: Sendable {
                 $0.disconnectedSince = nil
                 $0.takeovers.connected(at: now)
             }
-            connection.publish(MQTTMessage(topic: topics.status, text: "online", qos: 1, retain: true))
             await publishEverything()
             requestStates()
         case .refused(let reason):
@@ -219,6 +236,7 @@ public final class MQTTBridge: Sendable {
     /// Every presentation, configuration, the lock, and discovery: after each (re)connect, and
     /// when Home Assistant comes online.
     func publishEverything() async {
+        publishRetained(topics.status, Array("online".utf8))
         let center = runtime.center
         for presentation in await center.presentations {
             publishPresentation(presentation)
@@ -377,6 +395,7 @@ public final class MQTTBridge: Sendable {
         let changed = state.withLock { state -> Bool in
             if !force, state.published[topic] == payload { return false }
             state.published[topic] = payload
+            if topics.isOwnRetained(topic) { state.retained.published(topic, payload) }
             return true
         }
         if changed { connection.publish(MQTTMessage(topic: topic, payload: payload, qos: 1, retain: true)) }

@@ -36,6 +36,24 @@ public struct TopicContract: Sendable, Equatable {
     /// A push-button's presses: `{"click": "short" | "double" | "long", "performed": …}`.
     public func button(_ id: String) -> String { base + "/buttons/" + id }
 
+    /// The node's own retained topics, as subscription filters: what it re-asserts when another
+    /// client overwrites them.
+    public var ownRetainedFilters: [String] {
+        [status, lock, diagnostics, control("+"), configuration("+"), input("+")]
+    }
+
+    /// Whether a topic is one of the node's own retained topics.
+    public func isOwnRetained(_ topic: String) -> Bool {
+        if topic == status || topic == lock || topic == diagnostics { return true }
+        for prefix in [base + "/controls/", base + "/inputs/"] where topic.hasPrefix(prefix) {
+            let rest = topic.dropFirst(prefix.count)
+            if rest.isEmpty { return false }
+            if !rest.contains("/") { return true }
+            return prefix.hasSuffix("/controls/") && rest.hasSuffix("/configuration") && rest.split(separator: "/").count == 2
+        }
+        return false
+    }
+
     /// The id in a topic under `<base>/controls/<id>/<suffix>`, if it is one.
     public func controlID(in topic: String, suffix: String) -> String? {
         let prefix = base + "/controls/", end = "/" + suffix
