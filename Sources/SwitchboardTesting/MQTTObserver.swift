@@ -51,6 +51,14 @@ public final class MQTTObserver: Sendable {
         return Array(matching(await received.wait(timeout: timeout) { matching($0).count >= count } ?? received.value).prefix(count))
     }
 
+    /// What the broker on `port` retains under `filter` now, read by a new client: topic →
+    /// payload, cleared topics left out.
+    public static func retained(port: Int, filter: String) async throws -> [String: String] {
+        let reader = try await MQTTObserver(port: port, filter: filter)
+        try await Task.sleep(for: .milliseconds(300))
+        return Dictionary(reader.messages.filter { $0.retain && !$0.payload.isEmpty }.map { ($0.topic, $0.text ?? "") }, uniquingKeysWith: { _, last in last })
+    }
+
     /// Waits for a message on `topic` matching `predicate`; nil after `timeout`.
     public func waitFor(_ topic: String, timeout: Duration = .seconds(10), _ predicate: (MQTTMessage) -> Bool = { _ in true }) async -> MQTTMessage? {
         func matches(_ message: MQTTMessage) -> Bool { message.topic == topic && predicate(message) }

@@ -11,11 +11,9 @@ import Testing
 struct HomeAssistantEntitiesTests {
     static let base = MQTTEndToEndTests.base
 
-    /// The retained discovery configurations now: topic → payload, empty ones left out.
+    /// The retained discovery configurations now.
     func retained(_ broker: MosquittoBroker) async throws -> [String: String] {
-        let reader = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")
-        try await Task.sleep(for: .milliseconds(300))
-        return Dictionary(reader.messages.filter { $0.retain && !$0.payload.isEmpty }.map { ($0.topic, $0.text ?? "") }, uniquingKeysWith: { _, last in last })
+        try await MQTTObserver.retained(port: broker.port, filter: "homeassistant/#")
     }
 
     @Test func onlyControlCenterPlacementsAreEntities() async throws {

@@ -10,11 +10,9 @@ import Testing
 struct RetainedTopicsTests {
     static let base = MQTTEndToEndTests.base
 
-    /// What the broker holds now on the node's topics: topic → payload, cleared ones left out.
+    /// What the broker holds now on the node's topics.
     func retained(_ broker: MosquittoBroker) async throws -> [String: String] {
-        let reader = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/#")
-        try await Task.sleep(for: .milliseconds(300))
-        return Dictionary(reader.messages.filter { $0.retain && !$0.payload.isEmpty }.map { ($0.topic, $0.text ?? "") }, uniquingKeysWith: { _, last in last })
+        try await MQTTObserver.retained(port: broker.port, filter: "\(Self.base)/#")
     }
 
     @Test func anotherClientsWritesAreUndoneAndNamed() async throws {
