@@ -40,6 +40,9 @@ tests_ran "$log" ||
     { echo "switchboard: no tests ran" >&2; exit 1; }
 stage_end
 
+# README's first command as a user runs it, with its broker set up as deploy/mosquitto ships it.
+bash deploy/run-sample-test.sh
+
 bash deploy/debian13/test.sh
 # This machine's daemon and CLI (built above) against Home Assistant Core from PyPI, run in the
 # Debian 13 root on its Python 3.13 (the venv is cached there after the first run).
