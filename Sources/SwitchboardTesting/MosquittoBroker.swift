@@ -4,7 +4,7 @@ import Foundation
 /// the same port; stopped when dropped.
 public final class MosquittoBroker: @unchecked Sendable {
     // Invariant: used from one test at a time.
-    public let port: Int
+    public private(set) var port: Int
     public let directory: String
     private var process: ChildProcess?
 
@@ -49,7 +49,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             configuration += "acl_file \(directory)/acl\n"
         }
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        try start()
+        try startOnAFreePort(configuration)
     }
 
     /// Starts a broker with the configuration shipped in deploy/mosquitto (`configurationFile`,
@@ -87,6 +87,21 @@ public final class MosquittoBroker: @unchecked Sendable {
     deinit {
         stop()
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Starts the broker the first time; if another process took the chosen port between its
+    /// choice and mosquitto's bind (a client's outgoing connection can), on another free port.
+    private func startOnAFreePort(_ configuration: String) throws {
+        for attempt in 1...3 {
+            do {
+                return try start()
+            } catch where attempt < 3 && process?.isRunning == false {
+                let next = try Self.freePort()
+                try configuration.replacingOccurrences(of: "listener \(port) 127.0.0.1", with: "listener \(next) 127.0.0.1")
+                    .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+                port = next
+            }
+        }
     }
 
     /// Starts (or restarts) the broker and waits until it accepts connections.
