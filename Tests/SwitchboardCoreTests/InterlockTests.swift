@@ -6,54 +6,6 @@ import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 
-/// A chip that records every write to its lines, and every moment two of `guarded` were high
-/// together: the line history the interlock tests check.
-final class LineHistoryChip: GPIOChip {
-    let base: SimulatedGPIOChip
-    let guarded: Set<Int>
-    let writes = Locked<[(line: Int, high: Bool)]>([])
-    let overlaps = Locked<[String]>([])
-
-    init(_ base: SimulatedGPIOChip, guarded: Set<Int>) {
-        self.base = base
-        self.guarded = guarded
-    }
-
-    var info: GPIOChipInfo { base.info }
-    var now: Duration { base.now }
-    func offset(of line: GPIOLineSelector) throws -> Int { try base.offset(of: line) }
-    func request(_ line: GPIOLineSelector, _ configuration: GPIOLineConfiguration) throws -> any GPIOLineRequest {
-        RecordedLine(try base.request(line, configuration), chip: self)
-    }
-
-    /// Called after every write: are two guarded lines high now?
-    func record(_ line: Int, _ high: Bool) {
-        writes.withLock { $0.append((line, high)) }
-        let high = guarded.filter { (try? base.physicalLevel(.offset($0))) == true }
-        if high.count > 1 { overlaps.withLock { $0.append("lines \(high.sorted()) high together") } }
-    }
-
-    final class RecordedLine: GPIOLineRequest {
-        let line: any GPIOLineRequest
-        let chip: LineHistoryChip
-        init(_ line: any GPIOLineRequest, chip: LineHistoryChip) {
-            self.line = line
-            self.chip = chip
-        }
-        var offset: Int { line.offset }
-        var configuration: GPIOLineConfiguration { line.configuration }
-        var kernelDebounce: Duration { line.kernelDebounce }
-        func value() throws -> Bool { try line.value() }
-        func setValue(_ value: Bool) throws {
-            try line.setValue(value)
-            chip.record(line.offset, value)
-        }
-        func edges() throws -> GPIOEdgeEvents { try line.edges() }
-        func reconfigure(_ configuration: GPIOLineConfiguration) throws -> Bool { try line.reconfigure(configuration) }
-        func release() { line.release() }
-    }
-}
-
 /// Interlocks: a blind's up and down relays are never on together, whichever path switches them
 /// and however fast, with the dead time between them on the clock.
 @Suite(.timeLimit(.minutes(1)))
@@ -90,17 +42,17 @@ struct InterlockTests {
         var changes = center.changes().makeAsyncIterator()
         try await withRunningService({ await node.runServices() }) {
             _ = try await center.perform("up", .setValue(true))
-            #expect(try chip.base.physicalLevel(.offset(20)) == true)
+            #expect(try chip.level(20) == true)
 
             let down = Task { try await center.perform("down", .setValue(true)) }
             await clock.waitForSleepers(1)
             #expect(clock.pendingDeadlines == [clock.now.advanced(by: .milliseconds(500))], "the dead time, on the clock")
-            #expect(try chip.base.physicalLevel(.offset(20)) == false && chip.base.physicalLevel(.offset(21)) == false, "both off meanwhile")
+            #expect(try chip.level(20) == false && chip.level(21) == false, "both off meanwhile")
             clock.advance(by: .milliseconds(500))
             _ = try await down.value
-            #expect(try chip.base.physicalLevel(.offset(21)) == true)
-            #expect(chip.writes.withLock { $0.map { "\($0.line)=\($0.high ? 1 : 0)" } } == ["20=1", "20=0", "21=1"])
-            #expect(chip.overlaps.withLock { $0 }.isEmpty)
+            #expect(try chip.level(21) == true)
+            #expect(chip.writes.map { "\($0.line)=\($0.high ? 1 : 0)" } == ["20=1", "20=0", "21=1"])
+            #expect(chip.overlaps.isEmpty)
             // The control of the output the interlock switched off follows, as every control
             // bound to a device whose value changed does.
             var upShownOff = false
@@ -130,9 +82,9 @@ struct InterlockTests {
                 if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(500)) }
             }
         }
-        #expect(chip.overlaps.withLock { $0 }.isEmpty, "\(chip.overlaps.withLock { $0 })")
-        #expect(chip.writes.withLock { $0.count } > 10)
-        let levels = try [chip.base.physicalLevel(.offset(20)), chip.base.physicalLevel(.offset(21))]
+        #expect(chip.overlaps.isEmpty, "\(chip.overlaps)")
+        #expect(chip.writes.count > 10)
+        let levels = try [chip.level(20), chip.level(21)]
         #expect(levels.filter { $0 }.count <= 1)
         node.shutdown()
     }
@@ -141,12 +93,12 @@ struct InterlockTests {
         var persisted = PersistedState()
         persisted.outputs = ["up": true, "down": true]
         let node = try await node(persisted: persisted)
-        #expect(try chip.base.physicalLevel(.offset(20)) == false && chip.base.physicalLevel(.offset(21)) == false)
+        #expect(try chip.level(20) == false && chip.level(21) == false)
         node.shutdown()
         var one = PersistedState()
         one.outputs = ["up": true, "down": false]
         let again = try await self.node(persisted: one)
-        #expect(try chip.base.physicalLevel(.offset(20)) == true, "one alone is restored")
+        #expect(try chip.level(20) == true, "one alone is restored")
         again.shutdown()
     }
 
