@@ -45,7 +45,14 @@ let package = Package(
         .target(name: "SwitchboardMQTT", dependencies: ["CMosquitto", "SwitchboardSupport"]),
 
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
-        .target(name: "SwitchboardCore", dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"]),
+        .target(
+            name: "SwitchboardCore",
+            dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"],
+            plugins: ["BuildCommitPlugin"]
+        ),
+        // Writes the commit SwitchboardCore is built from (`Switchboard.buildCommit`) before each
+        // build, for `--version`.
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool(), path: "Sources/BuildCommitPlugin"),
 
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),

@@ -6,9 +6,11 @@ public enum Switchboard {
     /// The version, as Home Assistant and `--version` show it.
     public static let version = "0.1.0"
 
-    /// What `--version` prints: "switchboardd 0.1.0 (libgpiod 2.2.1, libmosquitto 2.0.21, Swift 6.0)".
+    /// What `--version` prints: "switchboardd 0.1.0 (commit 5e532f2a9c41, libgpiod 2.2.1,
+    /// libmosquitto 2.0.21, Swift 6.0)"; the commit is `buildCommit`, "unknown" when that is empty.
     public static func versionLine(program: String) -> String {
-        "\(program) \(version) (\(LibgpiodChip.libraryVersion), \(MQTTConnection.libraryVersion), Swift \(swiftVersion))"
+        let commit = buildCommit.isEmpty ? "unknown" : buildCommit
+        return "\(program) \(version) (commit \(commit), \(LibgpiodChip.libraryVersion), \(MQTTConnection.libraryVersion), Swift \(swiftVersion))"
     }
 
     /// The language version this build was compiled with.

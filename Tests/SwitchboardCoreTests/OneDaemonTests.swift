@@ -55,15 +55,27 @@ struct OneDaemonTests {
     }
 }
 
-/// `--version` on both programs: the version and the libraries this build uses.
+/// `--version` on both programs: the version, the commit and the libraries this build uses.
 @Suite struct VersionTests {
+    /// The commit git names for this checkout, as the build records it: 12 hex digits, with
+    /// "-modified" when tracked files differ from it; "unknown" where git cannot say.
+    static var checkoutCommit: String {
+        let git = ["/usr/bin/git", "/bin/git"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let git else { return "unknown" }
+        let head = ChildProcess.run(git, ["-C", RepositoryFiles.root, "rev-parse", "--short=12", "HEAD"])
+        guard head.status == 0 else { return "unknown" }
+        let commit = head.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let clean = ChildProcess.run(git, ["-C", RepositoryFiles.root, "diff", "--quiet", "HEAD", "--"]).status == 0
+        return clean ? commit : commit + "-modified"
+    }
+
     @Test(arguments: ["switchboardd", "switchboard"])
-    func versionNamesTheLibrariesOfThisBuild(_ program: String) {
+    func versionNamesTheCommitAndTheLibrariesOfThisBuild(_ program: String) {
         let result = ChildProcess.run(BuiltProducts.path(of: program), ["--version"])
         #expect(result.status == 0)
         #expect(result.stdout == Switchboard.versionLine(program: program) + "\n")
-        #expect(result.stdout.hasPrefix("\(program) \(Switchboard.version) ("))
-        #expect(result.stdout.contains("(libgpiod 1.6.") || result.stdout.contains("(libgpiod 2."), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("\(program) \(Switchboard.version) (commit \(Self.checkoutCommit), "), "\(result.stdout)")
+        #expect(result.stdout.contains(", libgpiod 1.6.") || result.stdout.contains(", libgpiod 2."), "\(result.stdout)")
         #expect(result.stdout.contains(", libmosquitto 2.0."))
     }
 }
