@@ -59,4 +59,22 @@ struct RetainedTopicsTests {
         #expect(now["\(Self.base)/controls/removed-while-down"] == nil)
         #expect(!daemon.log.contains("another client wrote"), "\(daemon.log)")
     }
+
+    @Test func theWillOfTheConnectionBeforeARestartIsSetRightSilently() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        // Killed: the broker publishes the will, `offline`, into the node's persistent session,
+        // which hands it to the node's next connection as a live message.
+        observer.clear()
+        #expect(daemon.signal(SIGKILL) == 128 + SIGKILL)
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "offline" } != nil)
+        try daemon.start()
+        #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await retained(broker)["\(Self.base)/status"] == "online")
+        #expect(!daemon.log.contains("another client wrote"), "\(daemon.log)")
+    }
 }

@@ -55,14 +55,14 @@ public final class MQTTBridge: Sendable {
         /// The discovery topics announced, once the first full announcement has been made.
         var announced: Set<String>?
         /// The node's own retained topics, and what others wrote on them.
-        var retained = RetainedTopicGuard()
+        var retained: RetainedTopicGuard
         /// The entity each placement was last announced with, by placement id: announced again when
         /// it changes (its name follows a configurable control's device, its icon the symbol).
         var announcedEntities: [String: [UInt8]] = [:]
     }
 
     // Invariant: only touched under the mutex.
-    let state = Locked(State())
+    let state: Locked<State>
 
     /// - Parameter kept: the previous configuration's connection and counts, handed over because
     ///   its settings did not change (``handOver(to:)``): it stays up, and nothing on the broker flaps.
@@ -74,6 +74,8 @@ public final class MQTTBridge: Sendable {
         confirmations = StateConfirmations(clock: runtime.clock)
         let topics = TopicContract(base: settings.baseTopic)
         self.topics = topics
+        let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
+        state = Locked(State(retained: RetainedTopicGuard(will: (will.topic, will.payload))))
         discovery = settings.discovery
             ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, nodeName: runtime.configuration.name, topics: topics, version: Switchboard.version)
             : nil
@@ -109,7 +111,7 @@ public final class MQTTBridge: Sendable {
         configuration.tlsCAFile = settings.tls?.caFile
         configuration.tlsCertificateFile = settings.tls?.certificateFile
         configuration.tlsKeyFile = settings.tls?.keyFile
-        configuration.will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
+        configuration.will = will
         connection = try MQTTConnection(configuration)
     }
 
@@ -209,6 +211,7 @@ public final class MQTTBridge: Sendable {
                 $0.loggedReason = nil
                 $0.disconnectedSince = nil
                 $0.takeovers.connected(at: now)
+                $0.retained.connected()
             }
             await publishEverything()
             requestStates()

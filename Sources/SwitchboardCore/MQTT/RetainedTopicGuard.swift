@@ -11,10 +11,28 @@ struct RetainedTopicGuard: Sendable {
     /// How many topics are warned about by name; the rest are published again silently.
     static let warningMemory = 256
 
+    /// The node's last will: the broker publishes it on the node's behalf when a connection of the
+    /// node dies. With a persistent session, the will of the connection before a restart reaches
+    /// the next one as a live message, not a stored one, ahead of the echo of the node's own
+    /// status: until that echo, the will is set right without a warning. After it, the same
+    /// payload can only be another client's.
+    private let will: (topic: String, payload: [UInt8])?
+    private var willMayArrive = false
+
     private var recent: [String: [[UInt8]]] = [:]
     private var lastSeen: [String: [UInt8]] = [:]
     private(set) var overwritten: Set<String> = []
     private var warned: Set<String> = []
+
+    /// - Parameter will: the node's last will (``MQTTBridge`` registers `offline` on `<base>/status`).
+    init(will: (topic: String, payload: [UInt8])? = nil) {
+        self.will = will
+    }
+
+    /// The node (re)connected: the will of its connection before may still be on its way.
+    mutating func connected() {
+        willMayArrive = will != nil
+    }
 
     /// The node published `payload` on `topic`.
     mutating func published(_ topic: String, _ payload: [UInt8]) {
@@ -27,17 +45,20 @@ struct RetainedTopicGuard: Sendable {
     /// A message arrived on one of the node's own retained topics. Returns whether it is another
     /// client's, and whether that topic is to be warned about (the first time, for the first 256
     /// topics). One the broker kept (`stored`: sent because the node subscribed) is what an earlier
-    /// run left, or someone wrote while the node was away: set right, never warned about.
+    /// run left, or someone wrote while the node was away, and the node's own last will is what an
+    /// earlier connection left: both set right, never warned about.
     mutating func received(_ topic: String, _ payload: [UInt8], stored: Bool = false) -> (foreign: Bool, warn: Bool) {
         guard !(recent[topic]?.contains(payload) ?? false) else {
             // The node's own: whatever was noted is what the broker holds now.
+            if topic == will?.topic { willMayArrive = false }
             lastSeen[topic] = nil
             overwritten.remove(topic)
             return (false, false)
         }
         lastSeen[topic] = payload
         overwritten.insert(topic)
-        guard !stored, !warned.contains(topic), warned.count < Self.warningMemory else { return (true, false) }
+        let leftWill = willMayArrive && will.map { $0.topic == topic && $0.payload == payload } ?? false
+        guard !stored, !leftWill, !warned.contains(topic), warned.count < Self.warningMemory else { return (true, false) }
         warned.insert(topic)
         return (true, true)
     }
