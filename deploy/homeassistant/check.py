@@ -49,6 +49,13 @@ EXPECTED = {
 }
 CONTACT = {"id": "contact", "name": "Door Contact", "type": "input", "deviceClass": "garage_door",
            "gpio": {"chip": "main", "line": 6, "bias": "pullUp", "activeLow": True, "debounce": "20ms"}}
+# A second Control Center placement of the fan this check adds, with every key of a placement's
+# "homeAssistant" block but the component and area: an entity Home Assistant registers disabled,
+# for its user to enable, with that device class, category and icon.
+OUTLET = {"id": "fan-outlet", "control": "fan", "space": "controlCenter", "size": "small",
+          "homeAssistant": {"deviceClass": "outlet", "entityCategory": "config", "enabled": False,
+                            "icon": "mdi:power-socket-de"}}
+OUTLET_ENTITY = "switch.garage_pi_fan_outlet"
 # What Home Assistant calls each entity: the device's name and the entity's; the fan is the main
 # feature of a device of its own ("Attic Fan", in the area Attic).
 FRIENDLY = {e: (f"{DEVICE_NAME} {name}" if name else "Attic Fan") for e, (_, name, _) in EXPECTED.items()}
@@ -323,7 +330,8 @@ class Check:
         self.zigbee = Zigbee2MQTT(self.options.broker_port)
         self.daemon.start()
         registry = eventually("Home Assistant has exactly the Control Center placements' entities",
-                              self.switchboard_entities, lambda r: set(r) == set(EXPECTED), timeout=20)
+                              self.switchboard_entities, lambda r: set(r) == set(EXPECTED) | {OUTLET_ENTITY},
+                              timeout=20)
         for entity_id, (unique_id, name, _) in EXPECTED.items():
             entry = registry[entity_id]
             expect((entry["unique_id"], entry["original_name"], entry["has_entity_name"]) == (unique_id, name, True),
@@ -342,9 +350,19 @@ class Check:
                "every other entity belongs to the node's device")
         for entity_id, entry in registry.items():
             category = {"binary_sensor.garage_pi_connectivity": "diagnostic", "sensor.garage_pi_version": "diagnostic",
-                        "sensor.garage_pi_rejected_messages": "diagnostic", "select.garage_pi_kitchen_device": "config"}
+                        "sensor.garage_pi_rejected_messages": "diagnostic", "select.garage_pi_kitchen_device": "config",
+                        OUTLET_ENTITY: "config"}
             expect(entry["entity_category"] == category.get(entity_id), f"{entity_id}: entity category {category.get(entity_id)}",
                    entry["entity_category"])
+        outlet = self.ha.command("config/entity_registry/get", entity_id=OUTLET_ENTITY)
+        seen = {k: outlet.get(k) for k in ("unique_id", "original_name", "disabled_by", "entity_category",
+                                           "original_device_class", "original_icon")}
+        expect(seen == {"unique_id": f"switchboard_{NODE}_fan-outlet", "original_name": "Attic Fan",
+                        "disabled_by": "integration", "entity_category": "config",
+                        "original_device_class": "outlet", "original_icon": "mdi:power-socket-de"}
+               and self.ha.state(OUTLET_ENTITY) is None,
+               f"{OUTLET_ENTITY} (the fan-outlet placement's homeAssistant block) is registered disabled by the "
+               "integration, with no state, category config, device class outlet and icon mdi:power-socket-de", seen)
         states = eventually("the entities show the daemon's values, the button has never been pressed",
                             lambda: {e: self.state(e) for e in EXPECTED},
                             lambda s: s["light.garage_pi_porch"] == "off" and s["fan.garage_pi_fan"] == "off"
@@ -554,11 +572,11 @@ class Check:
                    lambda: (self.ha.state("fan.garage_pi_fan"), "fan.garage_pi_fan" in self.switchboard_entities(),
                             self.device(f"switchboard_{NODE}_fan")),
                    lambda s: s == (None, False, []), timeout=10)
-        kept = {"light.garage_pi_porch", "button.garage_pi_garage"} | {e for e in EXPECTED if e.split(".")[1].startswith(
+        kept = {"light.garage_pi_porch", "button.garage_pi_garage", OUTLET_ENTITY} | {e for e in EXPECTED if e.split(".")[1].startswith(
             ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_commands",
              "garage_pi_contact"))}
         expect(set(self.switchboard_entities()) == kept,
-               "Home Assistant keeps exactly the porch light's and the garage door's entities and the node's own",
+               "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities and the node's own",
                sorted(self.switchboard_entities()))
         time.sleep(1)
         self.expect_clean_log("at the end")
@@ -604,6 +622,7 @@ def main():
     configuration.pop("$schema", None)
     configuration["mqtt"].update(host="127.0.0.1", port=options.broker_port)
     configuration["devices"].append(CONTACT)
+    configuration["placements"].append(OUTLET)
     pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
 
     try:
