@@ -63,6 +63,9 @@ kill -INT -- -"$sample"
 status=0
 wait "$sample" || status=$?
 grep -q "switchboardd stopped" "$log" || fail "the daemon did not say it stopped (run-sample.sh exited $status)"
+((status == 0)) || fail "run-sample.sh exited $status after Ctrl-C; expected 0, as the daemon stops cleanly"
+stopping=$(sed -n '/switchboardd stopping/,$p' "$log")
+grep -q "^error:" <<<"$stopping" && fail "errors while stopping (its extension is stopped by the daemon, not by Ctrl-C): $stopping"
 (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && fail "the broker still listens on $port after Ctrl-C"
-ok "Ctrl-C stops the daemon cleanly (exit $status) and the broker with it"
+ok "Ctrl-C stops the daemon cleanly (exit 0, no error while stopping) and the broker with it"
 trap stages_report EXIT

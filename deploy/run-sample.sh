@@ -61,7 +61,7 @@ CONF
 ((EUID != 0)) || echo "user root" >>"$broker/mosquitto.conf"
 mosquitto -c "$broker/mosquitto.conf" >"$broker/mosquitto.log" 2>&1 &
 mosquitto_pid=$!
-stop_broker() { kill "$mosquitto_pid" 2>/dev/null; wait "$mosquitto_pid" 2>/dev/null || true; }
+stop_broker() { kill "$mosquitto_pid" 2>/dev/null || true; wait "$mosquitto_pid" 2>/dev/null || true; }
 trap stop_broker EXIT
 for _ in $(seq 50); do listening "$port" && break; sleep 0.1; done
 listening "$port" || { echo "switchboard: mosquitto did not start:" >&2; cat "$broker/mosquitto.log" >&2; exit 1; }

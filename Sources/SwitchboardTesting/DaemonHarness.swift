@@ -65,6 +65,16 @@ public final class DaemonHarness: @unchecked Sendable {
         return process.wait()
     }
 
+    /// Sends a signal to the daemon's process group, as a terminal does on Ctrl-C, and waits for
+    /// the daemon's exit status. Start the daemon with `wrapper: ["/usr/bin/setsid"]` so that the
+    /// group is its own, not the tests'.
+    public func signalGroup(_ number: Int32) -> Int32? {
+        guard let process, let pid = process.pid, getpgid(pid) == pid else { return nil }
+        kill(-pid, number)
+        self.process = nil
+        return process.wait()
+    }
+
     /// The daemon's process id.
     public var pid: Int32? { process?.pid }
 

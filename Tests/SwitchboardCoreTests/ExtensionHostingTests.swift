@@ -201,6 +201,18 @@ struct ExtensionHostingTests {
         #expect(daemon.waitUntil { values(daemon)["porch"] == "off" })
     }
 
+    @Test func ctrlCInATerminalStopsTheDaemonWhichStopsItsExtensions() async throws {
+        let daemon = try DaemonHarness(configuration: configuration())
+        try daemon.start(wrapper: ["/usr/bin/setsid"])
+        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: running (pid ") })
+        let extensionPID = try #require(daemon.log.components(separatedBy: "extension faulty: running (pid ").last.flatMap { pid_t($0.prefix { $0.isNumber }) })
+        #expect(getpgid(extensionPID) == extensionPID, "the extension leads a process group of its own")
+        #expect(daemon.signalGroup(SIGINT) == 0)
+        #expect(daemon.log.hasSuffix("info: switchboardd stopping (signal 2)\ninfo: switchboardd stopped\n"), "\(daemon.log)")
+        #expect(!daemon.log.contains("error:"), "\(daemon.log)")
+        #expect(kill(extensionPID, 0) == -1 && errno == ESRCH, "and the extension is gone")
+    }
+
     @Test func whileItIsDownItsControlsAreStaleAndStatusSaysWhy() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
         try daemon.start()

@@ -43,7 +43,7 @@ final class ExtensionProcess: Sendable {
             (toChild + fromChild).forEach { close($0) }
             throw ExtensionError("no pipe for its errors: \(String(cString: strerror(errno)))")
         }
-        let spawned = ProcessSpawn.spawn(path, arguments, standardInput: toChild[0], standardOutput: fromChild[1], standardError: errorsFromChild[1])
+        let spawned = ProcessSpawn.spawn(path, arguments, standardInput: toChild[0], standardOutput: fromChild[1], standardError: errorsFromChild[1], ownProcessGroup: true)
         // The child's ends are the child's now.
         close(toChild[0])
         close(fromChild[1])
