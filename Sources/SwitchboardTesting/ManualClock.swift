@@ -16,7 +16,8 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextID = 0
         var sleepers: [Sleeper] = []
-        var sleeperCountWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tests waiting for the sleepers to be as they need: each condition is on the deadlines.
+        var sleeperWaiters: [(ready: @Sendable ([Instant]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     // Invariant: all state is behind the mutex; continuations are resumed after it is released.
@@ -42,14 +43,14 @@ public final class ManualClock: Clock, Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Checked under the lock the cancellation handler takes too: a task cancelled
                 // before its sleeper is recorded is never left sleeping.
-                let (resumeNow, countWaiters) = state.withLock { state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
+                let (resumeNow, waiters) = state.withLock { state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
                     if Task.isCancelled { return (.failure(CancellationError()), []) }
                     if deadline <= state.now { return (.success(()), []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return (nil, Self.takeSatisfiedCountWaiters(&state))
+                    return (nil, Self.takeSatisfiedWaiters(&state))
                 }
                 if let resumeNow { continuation.resume(with: resumeNow) }
-                for waiter in countWaiters { waiter.resume() }
+                for waiter in waiters { waiter.resume() }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in
@@ -81,20 +82,30 @@ public final class ManualClock: Clock, Sendable {
     /// Returns once at least `count` tasks are sleeping on the clock: a test calls this before
     /// advancing, so that the timer it means to fire has been set.
     public func waitForSleepers(_ count: Int = 1) async {
+        await waitForSleepers { $0.count >= count }
+    }
+
+    /// Returns once a task is sleeping until `deadline`: a test calls this when other timers may
+    /// be set too, to know that the one it means is.
+    public func waitForSleeper(until deadline: Instant) async {
+        await waitForSleepers { $0.contains(deadline) }
+    }
+
+    private func waitForSleepers(where ready: @escaping @Sendable ([Instant]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.sleeperCountWaiters.append((count, continuation))
+            let now = state.withLock { state -> Bool in
+                if ready(state.sleepers.map(\.deadline)) { return true }
+                state.sleeperWaiters.append((ready, continuation))
                 return false
             }
-            if ready { continuation.resume() }
+            if now { continuation.resume() }
         }
     }
 
-    private static func takeSatisfiedCountWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        let count = state.sleepers.count
-        let ready = state.sleeperCountWaiters.filter { $0.count <= count }.map(\.continuation)
-        state.sleeperCountWaiters.removeAll { $0.count <= count }
+    private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let deadlines = state.sleepers.map(\.deadline)
+        let ready = state.sleeperWaiters.filter { $0.ready(deadlines) }.map(\.continuation)
+        state.sleeperWaiters.removeAll { $0.ready(deadlines) }
         return ready
     }
 }

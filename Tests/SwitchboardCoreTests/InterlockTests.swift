@@ -45,8 +45,8 @@ struct InterlockTests {
             #expect(try chip.level(20) == true)
 
             let down = Task { try await center.perform("down", .setValue(true)) }
-            await clock.waitForSleepers(1)
-            #expect(clock.pendingDeadlines == [clock.now.advanced(by: .milliseconds(500))], "the dead time, on the clock")
+            // The dead time, on the clock (Blind Up's momentary status is timed on it too).
+            await clock.waitForSleeper(until: clock.now.advanced(by: .milliseconds(500)))
             #expect(try chip.level(20) == false && chip.level(21) == false, "both off meanwhile")
             clock.advance(by: .milliseconds(500))
             _ = try await down.value
@@ -60,6 +60,40 @@ struct InterlockTests {
                 if case .presentation(let presentation) = change, presentation.id == "up", presentation.value == false { upShownOff = true; break }
             }
             #expect(upShownOff)
+            node.stopServices()
+        }
+        node.shutdown()
+    }
+
+    @Test func aCountdownEndsWhenTheInterlockSwitchesItsDeviceOff() async throws {
+        let text = Self.configuration
+            .replacingOccurrences(of: #"{ "kind": "up", "template": "toggle", "device": "up" }"#, with: #"{ "kind": "up", "template": "toggle", "device": "up", "autoOff": "30s" }"#)
+            .replacingOccurrences(of: #""deadTime": "500ms""#, with: #""deadTime": "0s""#)
+        let configuration = try ConfigurationLoader.load(data: Data(text.utf8))
+        let node = try await NodeRuntime(configuration: configuration, chips: ["main": chip], persisted: PersistedState(), stateFile: nil, log: Log(), clock: clock)
+        let center = node.center
+        var changes = center.changes().makeAsyncIterator()
+        try await withRunningService({ await node.runServices() }) {
+            _ = try await center.perform("up", .setValue(true))
+            #expect(node.autoOff.status("up") == "Off in 0:30")
+            #expect(node.hub.persisted.autoOff["up"] != nil)
+            // The countdown's timer sleeps once the services run (and follow the devices' changes).
+            await clock.waitForSleepers(1)
+            _ = try await center.perform("down", .setValue(true))
+            // Blind Up is shown off, and then (once its value change is handled) without its countdown.
+            var shown: [String] = []
+            for _ in 0..<20 {
+                guard let change = await changes.next() else { break }
+                guard case .presentation(let presentation) = change, presentation.id == "up" else { continue }
+                shown.append("\(presentation.valueText ?? "-") \(presentation.status ?? "-")")
+                if presentation.value == false, presentation.status == nil { break }
+            }
+            #expect(shown.last == "Off -", "\(shown)")
+            #expect(!node.autoOff.isRunning("up"))
+            #expect(node.hub.persisted.autoOff["up"] == nil, "nor is one kept for a restart")
+            // Switched on again, it counts from the start.
+            _ = try await center.perform("up", .setValue(true))
+            #expect(node.autoOff.status("up") == "Off in 0:30")
             node.stopServices()
         }
         node.shutdown()

@@ -180,9 +180,15 @@ public final class NodeRuntime: Sendable {
         let valueChanges = hub.valueChanges.subscribe()
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
-            // A device shared by several controls (and placements) refreshes all of them.
+            // A device shared by several controls (and placements) refreshes all of them. Its
+            // auto-off countdown ends when it is off, whichever path switched it off (an
+            // interlock, a scene, another control, Swift code, its own state topic).
             group.addTask {
                 for await device in valueChanges {
+                    if autoOff.isRunning(device), (try? hub.value(of: device)) == false {
+                        autoOff.cancel(device)
+                        try? hub.updatePersisted { $0.autoOff[device] = nil }
+                    }
                     for kind in self.kinds(boundTo: device) { center.push(kind: kind) }
                 }
             }
