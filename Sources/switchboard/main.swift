@@ -145,8 +145,9 @@ case "on", "off", "toggle", "press":
     if let presentation = reply.presentation { print(describe(presentation)) }
     if let dialog = reply.dialog { print(dialog) }
 case "add":
-    let kind = argument("a control kind")
+    // Options first, wherever they are written; then what is left is the kind.
     let device = option("--device"), size = option("--size"), space = option("--space"), id = option("--id")
+    let kind = argument("a control kind")
     finishArguments()
     guard space == nil || ControlSpace(rawValue: space!) != nil else {
         fail("--space \(space!) is not one of \(ControlSpace.allCases.map(\.rawValue).joined(separator: ", "))", .usage)
@@ -166,8 +167,8 @@ case "add":
                                        size: size.flatMap(ControlSize.init(rawValue:)), configuration: configuration))
     if let presentation = reply.presentation { print("placed " + describe(presentation)) }
 case "configure":
-    let id = argument("a placed control's id")
     guard let device = option("--device") else { fail("configure needs --device D\n\n\(usage)", .usage) }
+    let id = argument("a placed control's id")
     finishArguments()
     let placed = request(ControlCommand(.center)).presentations?.first { $0.id == id }
     guard let placed else { fail("no placed control \"\(id)\"; see switchboard center", .refused) }
@@ -229,8 +230,8 @@ case "health":
         exit(Exit.refused.rawValue)
     }
 case "button":
-    let id = argument("an Action button's id")
     guard let hold = option("--hold") else { fail("button needs --hold <duration>, such as --hold 1s\n\n\(usage)", .usage) }
+    let id = argument("an Action button's id")
     finishArguments()
     do {
         let escaped = id.replacingOccurrences(of: "\"", with: "")
@@ -255,8 +256,8 @@ case "input":
         fail(String(describing: error), .unreachable)
     }
 case "check":
-    let file = argument("a devices.json path")
     let simulate = flag("--simulate")
+    let file = argument("a devices.json path")
     finishArguments()
     do {
         let configuration = try ConfigurationLoader.load(file: file)

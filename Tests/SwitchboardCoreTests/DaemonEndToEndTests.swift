@@ -71,6 +71,12 @@ struct DaemonEndToEndTests {
         let configured = daemon.cli(["configure", "hall", "--device", "porch"])
         #expect(configured.stdout == "hall Porch Light Off\n")
         #expect(daemon.cli(["configure", "hall", "--device", "attic"]).stderr.contains("\"attic\" is not one of porch, kitchen"))
+        // Options may come first, as a user may write them.
+        #expect(daemon.cli(["configure", "--device", "kitchen", "hall"]).stdout.hasPrefix("hall Kitchen Light"))
+        #expect(daemon.cli(["configure", "--device", "porch", "hall"]).stdout == "hall Porch Light Off\n")
+        let addedFirst = daemon.cli(["add", "--id", "hall2", "--device", "porch", "light"])
+        #expect(addedFirst.stdout == "placed hall2 Porch Light Off\n", "\(addedFirst.stderr)")
+        #expect(daemon.cli(["remove", "hall2"]).status == 0)
         #expect(daemon.cli(["remove", "porch-lock"]).status == 0)
         #expect(daemon.cli(["lock"]).stdout == "locked\n")
 
@@ -120,6 +126,9 @@ struct DaemonEndToEndTests {
         let fixed = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", RepositoryFiles.samplePath, "--simulate"])
         #expect(fixed.status == 0)
         #expect(fixed.stdout.hasSuffix("valid: node garage-pi, 5 devices, 4 controls, 6 placements (simulated chips)\n"))
+        // As the advice "add --simulate" may be followed: before the file.
+        let flagFirst = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", "--simulate", RepositoryFiles.samplePath])
+        #expect(flagFirst.status == 0 && flagFirst.stdout == fixed.stdout, "\(flagFirst.stderr)")
 
         // A password file the daemon could not read stops its start: check says so first.
         try daemon.writeConfiguration(Self.sample.replacingOccurrences(of: #""discovery": true"#, with: #""discovery": true, "username": "garage", "passwordFile": "/nonexistent/mqtt-password""#))
