@@ -39,6 +39,7 @@ extension ControlCenter {
         if case .success = result, placed[id] != nil {
             let until = clock.now.advanced(by: statusDuration)
             placed[id]?.statusUntil = until
+            placed[id]?.statusRequested = newValue
             schedule(.statusExpired(id: id), at: until)
         }
         await reload(kind: kind)

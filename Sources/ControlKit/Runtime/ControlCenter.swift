@@ -24,6 +24,8 @@ public actor ControlCenter {
         var staleReason: String?
         var needsConfiguration = false
         var statusUntil: AnyClock.Instant?
+        /// The value the last action asked of a toggle: whose status shows until `statusUntil`.
+        var statusRequested: Bool?
         /// The presentation last sent to observers.
         var presentation: ControlPresentation?
         /// Bumped whenever the placement's configuration changes, to drop renders of an old one.
@@ -264,7 +266,7 @@ public actor ControlCenter {
         let showsStatus = control.statusUntil.map { clock.now < $0 } ?? false
         return PresentationRules.presentation(
             of: snapshot, placement: control.placement, displayName: name,
-            isLocked: isLocked, showsStatus: showsStatus, stale: control.stale
+            isLocked: isLocked, showsStatus: showsStatus, requested: control.statusRequested, stale: control.stale
         )
     }
 

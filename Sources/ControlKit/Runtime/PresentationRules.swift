@@ -38,7 +38,9 @@ public enum PresentationRules {
     /// - Tint colours a toggle only while it is on (the system blue when none is set); a button
     ///   shows the tint it sets, and none by default.
     /// - Status shows only while `showsStatus` (the momentary window after an action); otherwise
-    ///   the template's standing status, if any.
+    ///   the template's standing status, if any. A toggle shows the status of the state the action
+    ///   asked for (`requested`), which is its current state unless that lags behind: a garage
+    ///   door asked to open says "Opening…" while its contact still says closed.
     /// - While locked, a privacy-sensitive control hides its state: no value, value text, tint or
     ///   status, the off state's symbol, and a hint that names the control only.
     public static func presentation(
@@ -47,14 +49,20 @@ public enum PresentationRules {
         displayName: String,
         isLocked: Bool,
         showsStatus: Bool,
+        requested: Bool? = nil,
         stale: Bool
     ) -> ControlPresentation {
         let label = snapshot.currentLabel
+        let statusLabel: ResolvedLabel
+        switch (snapshot.style, requested) {
+        case (.toggle(_, let on, let off), let requested?): statusLabel = requested ? on : off
+        default: statusLabel = label
+        }
         var presentation = ControlPresentation(
             id: placement.id, kind: placement.kind, template: snapshot.template,
             space: placement.space, size: placement.size, displayName: displayName,
             title: snapshot.title, value: snapshot.isOn, valueText: nil, symbol: label.symbol,
-            tint: nil, status: (showsStatus ? label.status : nil) ?? snapshot.standingStatus,
+            tint: nil, status: (showsStatus ? statusLabel.status : nil) ?? snapshot.standingStatus,
             actionHint: actionHint(for: snapshot), stale: stale
         )
         switch snapshot.style {
