@@ -4,6 +4,7 @@
 //   swift run -c release switchboard-bench button [presses]
 //   swift run -c release switchboard-bench mqtt [commands] [idle-seconds]
 //   swift run -c release switchboard-bench extension [commands]
+//   swift run -c release switchboard-bench soak [minutes] [commands-per-second]
 // Each prints a table and one JSON line.
 
 import SwitchboardGPIO
@@ -41,6 +42,19 @@ case "extension":
     print("  devices.json toggle:    p50 \(d(50).microseconds) µs   p90 \(d(90).microseconds) µs   p99 \(d(99).microseconds) µs   max \(d.max.microseconds) µs")
     print("  extension's Swift toggle: p50 \(e(50).microseconds) µs   p90 \(e(90).microseconds) µs   p99 \(e(99).microseconds) µs   max \(e.max.microseconds) µs")
     print(#"{"benchmark":"extension","commands":\#(direct.count),"direct_p50_us":\#(d(50).microseconds),"direct_p99_us":\#(d(99).microseconds),"extension_p50_us":\#(e(50).microseconds),"extension_p99_us":\#(e(99).microseconds)}"#)
+case "soak":
+    let soak = SoakBenchmark(minutes: number(1, 30), rate: number(2, 500))
+    print("soak: \(soak.minutes) min of MQTT commands at \(soak.rate)/s over 64 controls, remote state messages, CLI clients and a SIGHUP a minute, release switchboardd")
+    let outcome = try await soak.run()
+    print("  minute   RSS KiB   descriptors   commands")
+    for sample in outcome.samples {
+        print("  \(String(format: "%6.1f", sample.at.seconds / 60))   \(String(format: "%7d", sample.residentKiB))   \(String(format: "%11d", sample.descriptors))   \(sample.commands)")
+    }
+    let rss = SoakBenchmark.slopePerHour(outcome.samples, \.residentKiB), fds = SoakBenchmark.slopePerHour(outcome.samples, \.descriptors)
+    print("  after the first 2 min: RSS \(String(format: "%+.1f", rss)) KiB/h, descriptors \(String(format: "%+.2f", fds))/h")
+    print("  commands \(outcome.sent), answered \(outcome.answered), reordered \(outcome.reordered), wrong final states \(outcome.wrongFinalStates), CLI failures \(outcome.cliFailures), reloads \(outcome.reloads)")
+    let first = outcome.samples.first, last = outcome.samples.last
+    print(#"{"benchmark":"soak","minutes":\#(soak.minutes),"rate":\#(soak.rate),"commands":\#(outcome.sent),"answered":\#(outcome.answered),"reordered":\#(outcome.reordered),"wrong_final":\#(outcome.wrongFinalStates),"cli_failures":\#(outcome.cliFailures),"reloads":\#(outcome.reloads),"rss_start_kib":\#(first?.residentKiB ?? 0),"rss_end_kib":\#(last?.residentKiB ?? 0),"fds_start":\#(first?.descriptors ?? 0),"fds_end":\#(last?.descriptors ?? 0),"rss_slope_kib_per_h":\#(String(format: "%.1f", rss)),"fds_slope_per_h":\#(String(format: "%.2f", fds))}"#)
 default:
-    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands]")
+    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands] | soak [minutes] [rate]")
 }
