@@ -73,6 +73,30 @@ struct MQTTFaultTests {
         #expect(daemon.log.contains("mqtt: disconnected"))
     }
 
+    @Test func aCommandSentWhileTheNodeIsDownIsPerformedWhenItReturns() async throws {
+        let broker = try MosquittoBroker()
+        let commander = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
+        let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
+        try daemon.start()
+        #expect(await commander.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
+        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await commander.waitFor("\(Self.base)/status") { $0.text == "offline" } != nil)
+        // The broker keeps the node's session (cleanSession false, MQTT 3.1.1): the command waits there.
+        commander.publish("\(Self.base)/controls/porch/set", "ON")
+        try await Task.sleep(for: .milliseconds(200))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") }, "\(daemon.log)")
+        #expect(daemon.log.contains("mqtt: porch ON performed"), "\(daemon.log)")
+        #expect(!daemon.log.contains("protocol"))
+    }
+
+    @Test func underMQTT5TheNodeSaysSuchCommandsAreLost() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port).replacingOccurrences(of: #""keepalive": 60,"#, with: #""keepalive": 60, "protocol": "5","#))
+        try daemon.start()
+        #expect(daemon.waitUntil { daemon.log.contains("warning: mqtt: with \"protocol\": \"5\" the broker ends this node's session when it disconnects (libmosquitto asks for no session expiry on an asynchronous connect), so QoS 1 commands sent while the node is away are lost; use \"protocol\": \"3.1.1\" to have them delivered when it returns") }, "\(daemon.log)")
+    }
+
     @Test func sigkillDuringAThousandTogglesRestoresTheLastPublishedState() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/#")

@@ -113,6 +113,9 @@ public final class MQTTBridge: Sendable {
         configuration.tlsKeyFile = settings.tls?.keyFile
         configuration.will = will
         connection = try MQTTConnection(configuration)
+        if configuration.protocolV5, !configuration.cleanSession {
+            log(.warning, "mqtt: with \"protocol\": \"5\" the broker ends this node's session when it disconnects (libmosquitto asks for no session expiry on an asynchronous connect), so QoS 1 commands sent while the node is away are lost; use \"protocol\": \"3.1.1\" to have them delivered when it returns")
+        }
     }
 
     /// What a bridge hands the next configuration's: its connection, and its counts of rejected
