@@ -188,6 +188,11 @@ reboot)
     if grep -q '^Stopped switchboardd.service' <<<"$previous" && grep -q 'switchboardd stopped' <<<"$previous"; then
         pass "the reboot stopped the unit and the daemon cleanly (\"switchboardd stopped\", \"Stopped switchboardd.service\" in the previous boot's journal)"
     else fail "the previous boot's journal lacks \"switchboardd stopped\" or \"Stopped switchboardd.service\""; fi
+    # KillMode=mixed: the stop signals the daemon only, which stops its extension itself.
+    stopping=$(sed -n '/switchboardd stopping/,$p' <<<"$previous")
+    if [[ -n $stopping ]] && ! grep -q 'extension home: .*restarting' <<<"$stopping"; then
+        pass "the stop left the extension to the daemon (no \"extension home: … restarting\" after \"switchboardd stopping\")"
+    else fail "the stop killed the extension under the daemon: $(grep 'extension home' <<<"$stopping" | head -3)"; fi
     journalctl -b -u switchboardd.service --no-pager -o short-monotonic | tail -30 | sed 's/^/    /'
 
     echo "--- deploy/uninstall.sh, then --purge"
