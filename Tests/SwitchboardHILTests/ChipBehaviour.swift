@@ -102,13 +102,13 @@ enum ChipBehaviour: String, CaseIterable, Sendable, CustomTestStringConvertible 
         case .debounceTurnsChatterIntoOneEdge:
             let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both)))
             #expect(button.kernelDebounce == .zero)
-            try await Self.checkDebounce(DebouncedInput(button, window: Self.debounceWindow), on: bench)
+            try await Self.checkDebounce(DebouncedInput(button, window: bench.debounceWindow), on: bench)
 
         case .kernelDebounceTurnsChatterIntoOneEdge:
             // The kernel debounces where libgpiod 2.x asks it to; elsewhere DebouncedInput does.
-            let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both), debounce: Self.debounceWindow))
-            #expect(button.kernelDebounce == (bench.debouncesInKernel ? Self.debounceWindow : .zero))
-            try await Self.checkDebounce(DebouncedInput(button, window: Self.debounceWindow), on: bench)
+            let button = try chip.request(.name("button"), GPIOLineConfiguration(.input(edges: .both), debounce: bench.debounceWindow))
+            #expect(button.kernelDebounce == (bench.debouncesInKernel ? bench.debounceWindow : .zero))
+            try await Self.checkDebounce(DebouncedInput(button, window: bench.debounceWindow), on: bench)
 
         case .reconfiguringKeepsTheLine:
             let relay = try chip.request(.offset(1), GPIOLineConfiguration(.output(initialValue: true), consumer: "relay"))
@@ -177,19 +177,16 @@ enum ChipBehaviour: String, CaseIterable, Sendable, CustomTestStringConvertible 
 }
 
 extension ChipBehaviour {
-    /// The debounce window of the chatter checks: far longer than five writes to gpio-sim take in
-    /// the emulated VM on a busy host (a 250 ms window let chatter through there, once).
-    static let debounceWindow = Duration.seconds(1)
-
     /// Chatter settling high is one edge; chatter settling back is none; a clean edge is one.
     static func checkDebounce(_ input: DebouncedInput, on bench: some GPIOBench) async throws {
+        let window = bench.debounceWindow
         let accepted = Probe<[GPIOEdgeEvent]>([])
         try await withRunningService({ await input.run { edge in accepted.update { $0.append(edge) } } }) {
             for level in [true, false, true, false, true] { try bench.drive(5, high: level) }
             #expect(await accepted.wait { $0.count == 1 }?.map(\.value) == [true])
             try bench.drive(5, high: false)
             try bench.drive(5, high: true)
-            try? await Task.sleep(for: debounceWindow * 2)
+            try? await Task.sleep(for: window * 2 + .milliseconds(100))
             #expect(accepted.value.map(\.value) == [true], "chatter that settles back is no edge")
             try bench.drive(5, high: false)
             #expect(await accepted.wait { $0.count == 2 }?.map(\.value) == [true, false])

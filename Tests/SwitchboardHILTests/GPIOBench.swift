@@ -12,6 +12,8 @@ protocol GPIOBench: Sendable {
     func level(_ offset: Int) throws -> Bool
     /// Whether the chip's requests can have the kernel debounce edges.
     var debouncesInKernel: Bool { get }
+    /// The debounce window of the chatter checks: far longer than five drives of the line take.
+    var debounceWindow: Duration { get }
 }
 
 /// Lines every bench names, as a board's device tree would.
@@ -30,6 +32,7 @@ struct SimulatedBench: GPIOBench {
     func drive(_ offset: Int, high: Bool) throws { try simulated.drive(.offset(offset), high: high) }
     func level(_ offset: Int) throws -> Bool { try simulated.physicalLevel(.offset(offset)) }
     var debouncesInKernel: Bool { false }
+    var debounceWindow: Duration { .milliseconds(250) }
 }
 
 /// A gpio-sim chip made for the test, opened through libgpiod.
@@ -47,4 +50,6 @@ struct KernelBench: GPIOBench {
     func drive(_ offset: Int, high: Bool) throws { try simulated.setPull(offset, high: high) }
     func level(_ offset: Int) throws -> Bool { try simulated.level(offset) }
     var debouncesInKernel: Bool { LibgpiodChip.supportsKernelDebounce }
+    /// Five writes to gpio-sim in the emulated VM on a busy host took longer than 250 ms, once.
+    var debounceWindow: Duration { .seconds(1) }
 }
