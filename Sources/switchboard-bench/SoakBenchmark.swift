@@ -5,7 +5,8 @@ import SwitchboardTesting
 /// commands at a steady rate over 64 GPIO controls, state messages from 10 devices of another
 /// system, local-socket clients (the CLI's `status`) and a reload (SIGHUP) every minute. The
 /// daemon's resident memory and open descriptors are sampled every 30 s; the figures are their
-/// slopes over the run after its first two minutes (warm-up: allocator pools, first renders).
+/// slopes over the second half of the run (the first minutes warm allocator pools up) and the
+/// resident memory's high-water mark per five minutes, which a leak makes climb.
 @MainActor
 struct SoakBenchmark {
     struct Sample {
@@ -68,9 +69,20 @@ struct SoakBenchmark {
         return outcome
     }
 
-    /// The least-squares slope of `value` over the samples after the warm-up, per hour.
+    /// The resident memory's highest sample in each five minutes of the run.
+    static func highWaterPerFiveMinutes(_ samples: [Sample]) -> [Int] {
+        var marks: [Int] = []
+        for sample in samples.dropFirst() {
+            let window = Int((sample.at.seconds - 0.001) / 300)
+            while marks.count <= window { marks.append(0) }
+            marks[window] = max(marks[window], sample.residentKiB)
+        }
+        return marks
+    }
+
+    /// The least-squares slope of `value` over the second half of the samples, per hour.
     static func slopePerHour(_ samples: [Sample], _ value: (Sample) -> Int) -> Double {
-        let points = samples.filter { $0.at >= .seconds(120) }.map { ($0.at.seconds / 3600, Double(value($0))) }
+        let points = samples.suffix(samples.count / 2).map { ($0.at.seconds / 3600, Double(value($0))) }
         guard points.count >= 2 else { return 0 }
         let meanX = points.map(\.0).reduce(0, +) / Double(points.count)
         let meanY = points.map(\.1).reduce(0, +) / Double(points.count)

@@ -51,10 +51,12 @@ case "soak":
         print("  \(String(format: "%6.1f", sample.at.seconds / 60))   \(String(format: "%7d", sample.residentKiB))   \(String(format: "%11d", sample.descriptors))   \(sample.commands)")
     }
     let rss = SoakBenchmark.slopePerHour(outcome.samples, \.residentKiB), fds = SoakBenchmark.slopePerHour(outcome.samples, \.descriptors)
-    print("  after the first 2 min: RSS \(String(format: "%+.1f", rss)) KiB/h, descriptors \(String(format: "%+.2f", fds))/h")
+    let marks = SoakBenchmark.highWaterPerFiveMinutes(outcome.samples)
+    print("  RSS high-water per 5 min: \(marks.map { "\($0) KiB" }.joined(separator: ", "))")
+    print("  second half: RSS \(String(format: "%+.1f", rss)) KiB/h, descriptors \(String(format: "%+.2f", fds))/h")
     print("  commands \(outcome.sent), answered \(outcome.answered), reordered \(outcome.reordered), wrong final states \(outcome.wrongFinalStates), CLI failures \(outcome.cliFailures), reloads \(outcome.reloads)")
     let first = outcome.samples.first, last = outcome.samples.last
-    print(#"{"benchmark":"soak","minutes":\#(soak.minutes),"rate":\#(soak.rate),"commands":\#(outcome.sent),"answered":\#(outcome.answered),"reordered":\#(outcome.reordered),"wrong_final":\#(outcome.wrongFinalStates),"cli_failures":\#(outcome.cliFailures),"reloads":\#(outcome.reloads),"rss_start_kib":\#(first?.residentKiB ?? 0),"rss_end_kib":\#(last?.residentKiB ?? 0),"fds_start":\#(first?.descriptors ?? 0),"fds_end":\#(last?.descriptors ?? 0),"rss_slope_kib_per_h":\#(String(format: "%.1f", rss)),"fds_slope_per_h":\#(String(format: "%.2f", fds))}"#)
+    print(#"{"benchmark":"soak","minutes":\#(soak.minutes),"rate":\#(soak.rate),"commands":\#(outcome.sent),"answered":\#(outcome.answered),"reordered":\#(outcome.reordered),"wrong_final":\#(outcome.wrongFinalStates),"cli_failures":\#(outcome.cliFailures),"reloads":\#(outcome.reloads),"rss_start_kib":\#(first?.residentKiB ?? 0),"rss_end_kib":\#(last?.residentKiB ?? 0),"fds_start":\#(first?.descriptors ?? 0),"fds_end":\#(last?.descriptors ?? 0),"rss_slope_kib_per_h":\#(String(format: "%.1f", rss)),"fds_slope_per_h":\#(String(format: "%.2f", fds)),"rss_high_water_kib":[\#(marks.map(String.init).joined(separator: ","))]}"#)
 default:
     print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands] | soak [minutes] [rate]")
 }
