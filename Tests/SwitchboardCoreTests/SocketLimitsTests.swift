@@ -51,7 +51,13 @@ struct SocketLimitsTests {
         for _ in 0..<16 { if let connection = RawSocketConnection(path: daemon.socketPath) { held.append(connection) } }
         #expect(held.count == 16, "the kernel queues each connection until the daemon accepts it")
         for connection in held { connection.send(#"{"op":"status"}"# + "\n") }
-        let answered = held.compactMap { reply($0.readLine(timeout: .milliseconds(500))) }
+        // Accepted in order: the first connection left without an answer shows the limit (reading
+        // on would only hold a test thread for half a second per connection).
+        var answered: [SocketReply] = []
+        for connection in held {
+            guard let answer = reply(connection.readLine(timeout: .milliseconds(500))) else { break }
+            answered.append(answer)
+        }
         #expect(answered.count < 16, "some connections found no descriptor left (descriptors \(open.sorted()) open, limit \(limit))")
         #expect(daemon.waitUntil { daemon.log.contains("socket: no file descriptors left (Too many open files); accepting pauses 100 ms at a time until some are free") }, "\(daemon.log)")
         #expect(daemon.pid.map { kill($0, 0) == 0 } == true, "still running")
