@@ -15,11 +15,24 @@ struct SocketLimitsTests {
     @Test func connectionsPastTheUsersLimitAreRefusedWithAReason() throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
         try daemon.start()
+        // Sixteen connections, each served. The start's own CLI connection may still count
+        // against the user for a moment after the CLI has gone (the daemon has not read its end
+        // yet): a connection refused as busy meanwhile is opened again.
         var held: [RawSocketConnection] = []
-        for _ in 0..<16 { held.append(try #require(RawSocketConnection(path: daemon.socketPath))) }
-        // Each of them is served.
-        #expect(held.allSatisfy { $0.send(#"{"op":"status"}"# + "\n") })
-        #expect(held.compactMap { reply($0.readLine())?.node }.count == 16)
+        var refusedWhileTheStartsConnectionLingered = 0
+        while held.count < 16, refusedWhileTheStartsConnectionLingered < 50 {
+            let connection = try #require(RawSocketConnection(path: daemon.socketPath))
+            #expect(connection.send(#"{"op":"status"}"# + "\n"))
+            let answer = reply(connection.readLine())
+            if answer?.node == "garage-pi" {
+                held.append(connection)
+            } else {
+                #expect(answer?.error?.code == "busy", "\(String(describing: answer))")
+                refusedWhileTheStartsConnectionLingered += 1
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        #expect(held.count == 16)
 
         let seventeenth = try #require(RawSocketConnection(path: daemon.socketPath))
         let refused = reply(seventeenth.readLine())
