@@ -60,16 +60,18 @@ struct RetainedTopicsTests {
         #expect(!daemon.log.contains("another client wrote"), "\(daemon.log)")
     }
 
-    @Test func theWillOfTheConnectionBeforeARestartIsSetRightSilently() async throws {
+    @Test(arguments: [SIGKILL, SIGTERM])
+    func theWillOfTheRunBeforeIsSetRightSilently(_ stop: Int32) async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
-        // Killed: the broker publishes the will, `offline`, into the node's persistent session,
-        // which hands it to the node's next connection as a live message.
+        // Killed, the broker publishes the will, `offline`; stopped, the node publishes it itself.
+        // Either goes into the node's persistent session, which hands it to the node's next
+        // connection as a live message.
         observer.clear()
-        #expect(daemon.signal(SIGKILL) == 128 + SIGKILL)
+        #expect(daemon.signal(stop) == (stop == SIGKILL ? 128 + SIGKILL : 0))
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "offline" } != nil)
         try daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)

@@ -75,7 +75,7 @@ public final class MQTTBridge: Sendable {
         let topics = TopicContract(base: settings.baseTopic)
         self.topics = topics
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
-        state = Locked(State(retained: RetainedTopicGuard(will: (will.topic, will.payload))))
+        state = Locked(State(retained: RetainedTopicGuard(statusTopic: topics.status)))
         discovery = settings.discovery
             ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, nodeName: runtime.configuration.name, topics: topics, version: Switchboard.version)
             : nil
@@ -214,7 +214,7 @@ public final class MQTTBridge: Sendable {
                 $0.loggedReason = nil
                 $0.disconnectedSince = nil
                 $0.takeovers.connected(at: now)
-                $0.retained.connected()
+                $0.retained.settle()
             }
             await publishEverything()
             requestStates()
@@ -227,6 +227,7 @@ public final class MQTTBridge: Sendable {
             let (attempt, takenOver, newReason) = state.withLock { state -> (Int, Bool, Bool) in
                 state.failedAttempts += 1
                 if state.disconnectedSince == nil { state.disconnectedSince = Date() }
+                state.retained.settle()
                 defer { state.loggedReason = reason }
                 return (state.failedAttempts, state.takeovers.lost(at: now), state.loggedReason != reason)
             }

@@ -11,27 +11,29 @@ struct RetainedTopicGuard: Sendable {
     /// How many topics are warned about by name; the rest are published again silently.
     static let warningMemory = 256
 
-    /// The node's last will: the broker publishes it on the node's behalf when a connection of the
-    /// node dies. With a persistent session, the will of the connection before a restart reaches
-    /// the next one as a live message, not a stored one, ahead of the echo of the node's own
-    /// status: until that echo, the will is set right without a warning. After it, the same
-    /// payload can only be another client's.
-    private let will: (topic: String, payload: [UInt8])?
-    private var willMayArrive = false
+    /// The node's status topic, whose own echo (`online`) ends the settling after a (re)connect.
+    private let statusTopic: String?
+    /// After a (re)connect, until the echo of the node's own status: what the broker kept in the
+    /// node's persistent session arrives as live messages, not stored ones — the will of the
+    /// connection before, the node's own last publishes of the run before that had not come back
+    /// to it yet. All of that is set right without a warning. After the echo, a write that is not
+    /// the node's can only be another client's.
+    private var settling = true
 
     private var recent: [String: [[UInt8]]] = [:]
     private var lastSeen: [String: [UInt8]] = [:]
     private(set) var overwritten: Set<String> = []
     private var warned: Set<String> = []
 
-    /// - Parameter will: the node's last will (``MQTTBridge`` registers `offline` on `<base>/status`).
-    init(will: (topic: String, payload: [UInt8])? = nil) {
-        self.will = will
+    /// - Parameter statusTopic: the node's `<base>/status`.
+    init(statusTopic: String? = nil) {
+        self.statusTopic = statusTopic
     }
 
-    /// The node (re)connected: the will of its connection before may still be on its way.
-    mutating func connected() {
-        willMayArrive = will != nil
+    /// The node's connection was lost or made again: what its session kept may be on its way
+    /// (messages and connection events come on separate streams, so either may be seen first).
+    mutating func settle() {
+        settling = true
     }
 
     /// The node published `payload` on `topic`.
@@ -45,20 +47,20 @@ struct RetainedTopicGuard: Sendable {
     /// A message arrived on one of the node's own retained topics. Returns whether it is another
     /// client's, and whether that topic is to be warned about (the first time, for the first 256
     /// topics). One the broker kept (`stored`: sent because the node subscribed) is what an earlier
-    /// run left, or someone wrote while the node was away, and the node's own last will is what an
-    /// earlier connection left: both set right, never warned about.
+    /// run left, or someone wrote while the node was away, and what arrives while the node's session
+    /// settles after a (re)connect is what an earlier connection left: both set right, never
+    /// warned about.
     mutating func received(_ topic: String, _ payload: [UInt8], stored: Bool = false) -> (foreign: Bool, warn: Bool) {
         guard !(recent[topic]?.contains(payload) ?? false) else {
             // The node's own: whatever was noted is what the broker holds now.
-            if topic == will?.topic { willMayArrive = false }
+            if topic == statusTopic { settling = false }
             lastSeen[topic] = nil
             overwritten.remove(topic)
             return (false, false)
         }
         lastSeen[topic] = payload
         overwritten.insert(topic)
-        let leftWill = willMayArrive && will.map { $0.topic == topic && $0.payload == payload } ?? false
-        guard !stored, !leftWill, !warned.contains(topic), warned.count < Self.warningMemory else { return (true, false) }
+        guard !stored, !settling, !warned.contains(topic), warned.count < Self.warningMemory else { return (true, false) }
         warned.insert(topic)
         return (true, true)
     }
