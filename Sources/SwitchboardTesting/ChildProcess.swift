@@ -43,7 +43,13 @@ public final class ChildProcess: @unchecked Sendable {
         return wait()
     }
 
-    /// Waits for the process to end; returns its exit status.
+    /// Waits for the process to end on a dispatch thread; returns its exit status.
+    @discardableResult
+    public func exit() async -> Int32 {
+        await offCooperativePool { self.wait() }
+    }
+
+    /// Waits for the process to end, blocking the calling thread; returns its exit status.
     @discardableResult
     public func wait() -> Int32 {
         guard let pid else { return exitStatus ?? 0 }
@@ -59,8 +65,15 @@ public final class ChildProcess: @unchecked Sendable {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
-    /// Runs a program to its end and returns its exit status and output.
-    public static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs a program to its end, waiting on a dispatch thread, and returns its exit status and
+    /// output.
+    public static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async -> (status: Int32, stdout: String, stderr: String) {
+        await offCooperativePool { runBlocking(path, arguments, input: input, environment: environment) }
+    }
+
+    /// Runs a program to its end on the calling thread, for setup that cannot await (a broker's
+    /// initializer making its certificates); everything else uses ``run(_:_:input:environment:)``.
+    public static func runBlocking(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) -> (status: Int32, stdout: String, stderr: String) {
         let folder = NSTemporaryDirectory() + "switchboard-run-" + UUID().uuidString.prefix(8)
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -38,7 +38,7 @@ public final class DaemonHarness: @unchecked Sendable {
 
     /// Starts the daemon and waits until its socket answers.
     /// - Parameter wrapper: a command the daemon runs under, such as `["/usr/bin/prlimit", "--nofile=48"]`.
-    public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:], wrapper: [String] = []) throws {
+    public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:], wrapper: [String] = []) async throws {
         let arguments = ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath] + (simulatedGPIO ? ["--simulate"] : [])
         let daemon = BuiltProducts.path(of: program)
         let process = try ChildProcess(
@@ -49,30 +49,30 @@ public final class DaemonHarness: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if !process.isRunning { throw HarnessError("\(program) exited with \(process.exitStatus ?? -1):\n\(self.log)") }
-            if cli(["status"]).status == 0 { return }
-            Thread.sleep(forTimeInterval: 0.05)
+            if await cli(["status"]).status == 0 { return }
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw HarnessError("\(program) did not answer within \(timeout):\n\(self.log)")
     }
 
     /// Sends a signal and, for SIGTERM, SIGINT or SIGKILL, waits for the exit status.
     @discardableResult
-    public func signal(_ number: Int32) -> Int32? {
+    public func signal(_ number: Int32) async -> Int32? {
         guard let process, let pid = process.pid else { return nil }
         kill(pid, number)
         guard number == SIGTERM || number == SIGINT || number == SIGKILL else { return nil }
         self.process = nil
-        return process.wait()
+        return await process.exit()
     }
 
     /// Sends a signal to the daemon's process group, as a terminal does on Ctrl-C, and waits for
     /// the daemon's exit status. Start the daemon with `wrapper: ["/usr/bin/setsid"]` so that the
     /// group is its own, not the tests'.
-    public func signalGroup(_ number: Int32) -> Int32? {
+    public func signalGroup(_ number: Int32) async -> Int32? {
         guard let process, let pid = process.pid, getpgid(pid) == pid else { return nil }
         kill(-pid, number)
         self.process = nil
-        return process.wait()
+        return await process.exit()
     }
 
     /// The daemon's process id.
@@ -86,32 +86,26 @@ public final class DaemonHarness: @unchecked Sendable {
         try text.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
-    /// Runs `switchboard --socket … <arguments>` and returns its exit status and output.
-    public func cli(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
-        Self.run(BuiltProducts.path(of: "switchboard"), ["--socket", socketPath] + arguments)
-    }
-
-    /// Runs the CLI on a dispatch thread, leaving the cooperative pool free for the test's other
-    /// tasks while a command waits (for a confirmation, a timeout).
-    public func cliInBackground(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.cli(arguments)) }
-        }
+    /// Runs `switchboard --socket … <arguments>` (waiting on a dispatch thread, so a command that
+    /// waits for a confirmation or a timeout leaves the cooperative pool free) and returns its
+    /// exit status and output.
+    public func cli(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
+        await Self.run(BuiltProducts.path(of: "switchboard"), ["--socket", socketPath] + arguments)
     }
 
     /// Runs a program to its end (with `NO_COLOR` set).
-    public static func run(_ path: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
-        ChildProcess.run(path, arguments, environment: ["NO_COLOR": "1"])
+    public static func run(_ path: String, _ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
+        await ChildProcess.run(path, arguments, environment: ["NO_COLOR": "1"])
     }
 
     /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
-    public func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
+            if await condition() { return true }
+            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { break }
         }
-        return condition()
+        return await condition()
     }
 }
 

@@ -96,9 +96,7 @@ public final class ExtensionHarness: @unchecked Sendable {
     public func finish() async -> Int32 {
         close(input)
         input = -1
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.process.wait()) }
-        }
+        return await process.exit()
     }
 
     private func write(_ line: String) throws {

@@ -129,8 +129,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Runs `mosquitto_pub` with these arguments against the broker.
-    public func publish(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
-        DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port)] + arguments)
+    public func publish(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
+        await DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(port)] + arguments)
     }
 
     /// The CA certificate of a TLS broker.
@@ -138,7 +138,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     static func writePasswords(_ users: [String: String], in directory: String) throws {
         for (user, password) in users.sorted(by: { $0.key < $1.key }) {
-            let created = ChildProcess.run("/usr/bin/mosquitto_passwd", ["-b"] + (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + [directory + "/passwd", user, password])
+            let created = ChildProcess.runBlocking("/usr/bin/mosquitto_passwd", ["-b"] + (FileManager.default.fileExists(atPath: directory + "/passwd") ? [] : ["-c"]) + [directory + "/passwd", user, password])
             guard created.status == 0 else { throw HarnessError("mosquitto_passwd failed: \(created.stderr)") }
         }
         // mosquitto_passwd 2.0.11 makes the file world-readable, 2.0.21 makes it 0600.
@@ -154,7 +154,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         ]
         try "subjectAltName = IP:127.0.0.1\n".write(toFile: "\(directory)/san.cnf", atomically: true, encoding: .utf8)
         for step in steps {
-            let result = ChildProcess.run("/usr/bin/openssl", step)
+            let result = ChildProcess.runBlocking("/usr/bin/openssl", step)
             guard result.status == 0 else { throw HarnessError("openssl \(step[0]) failed: \(result.stderr)") }
         }
         chmod("\(directory)/server.key", 0o600)

@@ -53,7 +53,7 @@ struct SoakBenchmark {
             // The other doors: devices of another system change, the CLI asks, a reload.
             for index in 0..<200 { load.publish("bench/remote/\(index % 10)", index % 3 == 0 ? "ON" : "OFF") }
             for _ in 0..<10 {
-                let status = ChildProcess.run(BuiltProducts.path(of: "switchboard"), ["--socket", node.directory + "/sb.sock", "status"])
+                let status = await ChildProcess.run(BuiltProducts.path(of: "switchboard"), ["--socket", node.directory + "/sb.sock", "status"])
                 if status.status != 0 { outcome.cliFailures += 1 }
             }
             if round % 2 == 1 {

@@ -6,14 +6,14 @@ import Testing
 /// The example bundle's `@main` executable serves the line protocol on its standard streams.
 @Suite(.timeLimit(.minutes(1))) struct ControlExtensionTests {
     /// Runs the extension with the given input lines and returns its output lines.
-    private func run(_ arguments: [String] = [], input lines: [String]) throws -> [String] {
-        let result = ChildProcess.run(BuiltProducts.path(of: "home-controls"), arguments, input: lines.map { $0 + "\n" }.joined())
+    private func run(_ arguments: [String] = [], input lines: [String]) async throws -> [String] {
+        let result = await ChildProcess.run(BuiltProducts.path(of: "home-controls"), arguments, input: lines.map { $0 + "\n" }.joined())
         #expect(result.status == 0)
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
-    @Test func galleryFlagPrintsTheBundleInOrder() throws {
-        let lines = try run(["--gallery"], input: [])
+    @Test func galleryFlagPrintsTheBundleInOrder() async throws {
+        let lines = try await run(["--gallery"], input: [])
         let reply = try JSONDecoder().decode(ControlReply.self, from: Data(try #require(lines.first).utf8))
         #expect(reply.gallery?.map(\.kind) == ["com.switchboard.example.Light", "com.switchboard.example.GarageDoor", "com.switchboard.example.Sprinkler"])
         #expect(reply.gallery?.map(\.displayName) == ["Light", "Garage Door", "Sprinkler"])

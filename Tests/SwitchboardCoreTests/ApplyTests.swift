@@ -8,40 +8,40 @@ import Testing
 struct ApplyTests {
     static let sample = DaemonEndToEndTests.sample
 
-    @Test func anUnchangedFileChangesNothing() throws {
+    @Test func anUnchangedFileChangesNothing() async throws {
         let daemon = try DaemonHarness(configuration: Self.sample)
-        try daemon.start()
-        let applied = daemon.cli(["apply"])
+        try await daemon.start()
+        let applied = await daemon.cli(["apply"])
         #expect(applied.status == 0)
         #expect(applied.stdout == "applied: nothing changed\n")
-        #expect(daemon.waitUntil { daemon.log.contains("info: cli: apply ") }, "\(daemon.log)")
+        #expect(await daemon.waitUntil { daemon.log.contains("info: cli: apply ") }, "\(daemon.log)")
     }
 
-    @Test func aChangedFileSaysWhatChanged() throws {
+    @Test func aChangedFileSaysWhatChanged() async throws {
         let daemon = try DaemonHarness(configuration: Self.sample)
-        try daemon.start()
+        try await daemon.start()
         try daemon.writeConfiguration(Self.sample
             .replacingOccurrences(of: #""name": "Porch Light""#, with: #""name": "Front Porch""#)
             .replacingOccurrences(of: #"    { "id": "fan", "control": "fan", "space": "controlCenter", "size": "large", "homeAssistant": { "component": "fan", "area": "Attic" } },"# + "\n", with: ""))
-        let applied = daemon.cli(["apply"])
+        let applied = await daemon.cli(["apply"])
         #expect(applied.status == 0, "\(applied.stderr)")
         #expect(applied.stdout == "applied:\n  device porch changed\n  placement fan removed\n")
-        #expect(!daemon.cli(["status"]).stdout.contains("control fan "))
+        #expect(await !daemon.cli(["status"]).stdout.contains("control fan "))
     }
 
-    @Test func aBadFileIsRefusedWithItsProblemsAndTheDaemonServesOn() throws {
+    @Test func aBadFileIsRefusedWithItsProblemsAndTheDaemonServesOn() async throws {
         let daemon = try DaemonHarness(configuration: Self.sample)
-        try daemon.start()
+        try await daemon.start()
         try daemon.writeConfiguration(Self.sample.replacingOccurrences(of: #""line": 27"#, with: #""line": 99"#))
-        let refused = daemon.cli(["apply"])
+        let refused = await daemon.cli(["apply"])
         #expect(refused.status == 4)
         #expect(refused.stderr.contains("devices[1].gpio.line: "), "\(refused.stderr)")
         #expect(refused.stderr.hasSuffix("the running configuration was kept\n"), "\(refused.stderr)")
 
         try daemon.writeConfiguration("{\n  \"node\": \"garage-pi\",\n  \"chips\": [ }\n")
-        let broken = daemon.cli(["apply"])
+        let broken = await daemon.cli(["apply"])
         #expect(broken.status == 4)
         #expect(broken.stderr.contains("is not valid JSON: line 3, column 14: expected a value"), "\(broken.stderr)")
-        #expect(daemon.cli(["on", "porch"]).status == 0, "the running configuration still serves")
+        #expect(await daemon.cli(["on", "porch"]).status == 0, "the running configuration still serves")
     }
 }

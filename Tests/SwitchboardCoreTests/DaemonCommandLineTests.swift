@@ -57,11 +57,11 @@ import Testing
         #expect(embedding.contains("MQTT.\n\nAlso serves the Swift controls compiled into it, whose kinds devices.json's placements may name:\n  com.example.PorchLight\n\n  --config PATH"))
     }
 
-    @Test func switchboarddPrintsHelpAndRefusesUnknownOptions() {
-        let help = ChildProcess.run(BuiltProducts.path(of: "switchboardd"), ["--help"])
+    @Test func switchboarddPrintsHelpAndRefusesUnknownOptions() async {
+        let help = await ChildProcess.run(BuiltProducts.path(of: "switchboardd"), ["--help"])
         #expect(help.status == 0)
         #expect(help.stdout == DaemonCommandLine(program: "switchboardd").usage + "\n")
-        let wrong = ChildProcess.run(BuiltProducts.path(of: "switchboardd"), ["--colour"])
+        let wrong = await ChildProcess.run(BuiltProducts.path(of: "switchboardd"), ["--colour"])
         #expect(wrong.status == 2)
         #expect(wrong.stderr.hasPrefix("switchboardd: unknown option --colour\nusage: switchboardd "), "\(wrong.stderr)")
         #expect(wrong.stdout.isEmpty)

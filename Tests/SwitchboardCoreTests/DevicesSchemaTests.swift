@@ -5,7 +5,7 @@ import Testing
 /// devices.schema.json is a valid JSON Schema that accepts the sample and rejects broken files,
 /// checked with Python's jsonschema (installed by the test command).
 @Suite struct DevicesSchemaTests {
-    @Test func schemaAcceptsTheSampleAndRejectsBrokenFiles() {
+    @Test func schemaAcceptsTheSampleAndRejectsBrokenFiles() async {
         let script = """
         import json, sys, jsonschema
         schema = json.load(open(sys.argv[1] + '/devices.schema.json'))
@@ -16,7 +16,7 @@ import Testing
             document = json.load(open(sys.argv[1] + '/Tests/SwitchboardCoreTests/Corpus/' + name + '.json'))
             print(name, len(list(validator.iter_errors(document))) > 0)
         """
-        let result = DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root])
+        let result = await DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "sample 0\nwrong-types True\nunknown-keys True\nmissing-fields True\n")
     }
@@ -25,7 +25,7 @@ import Testing
     /// passes both, and each key the loader refuses on an input (drive, restore, onShutdown),
     /// on an output (debounce, a relay's pulse) or on an Action button (drive) the schema refuses
     /// too. (That a button cannot press an input is a reference: the loader's alone.)
-    @Test func schemaAndLoaderAgreeOnInputs() throws {
+    @Test func schemaAndLoaderAgreeOnInputs() async throws {
         let valid = NSTemporaryDirectory() + "switchboard-inputs-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: valid) }
         try InputDeviceTests.configuration.write(toFile: valid, atomically: true, encoding: .utf8)
@@ -40,7 +40,7 @@ import Testing
                 print(' ', '/'.join(map(str, error.absolute_path)) + ':', error.message)
         """
         let broken = ConfigurationCorpusTests.corpus.appendingPathComponent("inputs.json").path
-        let result = DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root, valid, broken])
+        let result = await DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root, valid, broken])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
         \(valid.split(separator: "/").last!) 0

@@ -41,8 +41,20 @@ struct ExtensionHostingTests {
     }
 
     /// Each placed control's value and staleness, from the CLI.
-    func values(_ daemon: DaemonHarness) -> [String: String] {
-        let output = daemon.cli(["center", "--json"]).stdout
+    /// Waits until the controls' values satisfy `condition`; records the last values seen if
+    /// they never do.
+    func expectValues(_ daemon: DaemonHarness, sourceLocation: SourceLocation = #_sourceLocation,
+                      _ condition: ([String: String]) -> Bool) async {
+        var last: [String: String] = [:]
+        let held = await daemon.waitUntil {
+            last = await values(daemon)
+            return condition(last)
+        }
+        if !held { Issue.record("the controls' values never held: \(last)", sourceLocation: sourceLocation) }
+    }
+
+    func values(_ daemon: DaemonHarness) async -> [String: String] {
+        let output = await daemon.cli(["center", "--json"]).stdout
         guard let list = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] else { return [:] }
         var values: [String: String] = [:]
         for item in list {
@@ -57,23 +69,23 @@ struct ExtensionHostingTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(daemon.log.contains("extension faulty: running (pid "))
-        #expect(values(daemon)["swift-porch"] == "off")
+        #expect(await values(daemon)["swift-porch"] == "off")
 
-        let on = daemon.cli(["on", "swift-porch"])
+        let on = await daemon.cli(["on", "swift-porch"])
         #expect(on.status == 0, "\(on.stderr)")
         // The devices.json control on the same relay follows: the relay moved, not a model.
-        #expect(daemon.waitUntil { values(daemon)["porch"] == "on" }, "\(values(daemon))")
-        #expect(values(daemon)["swift-porch"] == "on")
+        await expectValues(daemon) { $0["porch"] == "on" }
+        #expect(await values(daemon)["swift-porch"] == "on")
 
         observer.publish("\(Self.base)/controls/swift-porch/set", #"{"value": false, "transaction": "t1"}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/swift-porch/result")?.text == #"{"outcome":"performed","transaction":"t1","valueText":"Off"}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":false"#) == true } != nil)
 
         // The devices.json control switching the relay reloads the extension's control too.
-        #expect(daemon.cli(["on", "porch"]).status == 0)
-        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" }, "\(values(daemon))")
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        await expectValues(daemon) { $0["swift-porch"] == "on" }
     }
 
     @Test func anIntentOnAZigbeeLightCompletesOnTheLightsOwnState() async throws {
@@ -85,30 +97,30 @@ struct ExtensionHostingTests {
             of: #"{ "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } }"#, with: zigbeePorch
         )
         let daemon = try DaemonHarness(configuration: file)
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
         // Before its first state message the light's value is not known: the Swift control's
         // provider throws, and the control is stale.
-        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "off stale" }, "\(values(daemon))")
+        await expectValues(daemon) { $0["swift-porch"] == "off stale" }
 
         let started = ContinuousClock.now
-        let on = await daemon.cliInBackground(["on", "swift-porch"])
+        let on = await daemon.cli(["on", "swift-porch"])
         let took = ContinuousClock.now - started
         #expect(on.status == 0, "\(on.stderr)")
         #expect(bulb.commands.value == [#"{"state":"ON"}"#])
         #expect(took >= .milliseconds(300), "the intent returned only once the bulb's state confirmed it (\(took))")
-        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" && values(daemon)["porch"] == "on" }, "\(values(daemon))")
+        await expectValues(daemon) { $0["swift-porch"] == "on" && $0["porch"] == "on" }
     }
 
-    @Test func theSamplesExtensionOffersTheDevicesItMayUseAsItsChoices() throws {
+    @Test func theSamplesExtensionOffersTheDevicesItMayUseAsItsChoices() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": 1"#))
-        try daemon.start()
+        try await daemon.start()
         #expect(daemon.log.contains("extension home: running (pid "), "\(daemon.log)")
-        let gallery = daemon.cli(["gallery"]).stdout
+        let gallery = await daemon.cli(["gallery"]).stdout
         #expect(gallery.contains("   Light: porch (Porch Light), kitchen (Kitchen Light)\n"), "\(gallery)")
-        let placed = daemon.cli(["add", "com.switchboard.example.Light", "--device", "kitchen", "--id", "swift-kitchen"])
+        let placed = await daemon.cli(["add", "com.switchboard.example.Light", "--device", "kitchen", "--id", "swift-kitchen"])
         #expect(placed.status == 0, "\(placed.stderr)")
-        let refused = daemon.cli(["add", "com.switchboard.example.Light", "--device", "fan", "--id", "swift-fan"])
+        let refused = await daemon.cli(["add", "com.switchboard.example.Light", "--device", "fan", "--id", "swift-fan"])
         #expect(refused.status == 1, "the fan is no device the extension may use")
     }
 
@@ -116,7 +128,7 @@ struct ExtensionHostingTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, discovery: true))
-        try daemon.start()
+        try await daemon.start()
         let toggle = await observer.waitFor("homeassistant/switch/ext-test/swift-porch/config") { !$0.payload.isEmpty }
         #expect(toggle?.text?.contains(#""command_topic":"switchboard/ext-test/controls/swift-porch/set""#) == true, "\(toggle?.text ?? "none")")
         #expect(toggle?.text?.contains(#""unique_id":"switchboard_ext-test_swift-porch""#) == true)
@@ -124,44 +136,44 @@ struct ExtensionHostingTests {
         #expect(button != nil, "the extension's buttons are buttons")
         // Home Assistant's switch.turn_on is an ON on the command topic.
         observer.publish("switchboard/ext-test/controls/swift-porch/set", "ON")
-        #expect(daemon.waitUntil { values(daemon)["porch"] == "on" }, "\(values(daemon))")
+        await expectValues(daemon) { $0["porch"] == "on" }
     }
 
     @Test func theLockHoldsForItsIntentsAndItsReloadRequestsReachTheDaemon() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
-        #expect(values(daemon)["counter"] == "off")
-        #expect(daemon.cli(["lock"]).status == 0)
+        try await daemon.start()
+        #expect(await values(daemon)["counter"] == "off")
+        #expect(await daemon.cli(["lock"]).status == 0)
         // Bump requires authentication: over MQTT, while locked, the daemon refuses it before
         // the extension is asked.
         observer.publish("\(Self.base)/controls/bump/set", #"{"value": "PRESS", "transaction": "b1"}"#)
         let refused = await observer.waitFor("\(Self.base)/controls/bump/result")?.text
         #expect(refused?.contains(#""outcome":"refused""#) == true && refused?.contains(#""code":"authenticationRequired""#) == true, "\(refused ?? "none")")
-        #expect(values(daemon)["counter"] == "off", "the extension never performed it")
+        #expect(await values(daemon)["counter"] == "off", "the extension never performed it")
         // The local CLI is authenticated: the bump runs, and the extension's
         // reloadControls(ofKind: "test.counter") makes the daemon reload the counter.
-        #expect(daemon.cli(["press", "bump"]).status == 0)
-        #expect(daemon.waitUntil { values(daemon)["counter"] == "on" }, "\(values(daemon))")
-        #expect(daemon.cli(["press", "bump"]).status == 0)
-        #expect(daemon.waitUntil { values(daemon)["counter"] == "off" }, "\(values(daemon))")
+        #expect(await daemon.cli(["press", "bump"]).status == 0)
+        await expectValues(daemon) { $0["counter"] == "on" }
+        #expect(await daemon.cli(["press", "bump"]).status == 0)
+        await expectValues(daemon) { $0["counter"] == "off" }
     }
 
     @Test func anotherExtensionKeepsWorkingWhileOneCrashes() async throws {
         let path = BuiltProducts.path(of: "faulty-extension")
         let second = #", { "id": "second", "executable": "\#(path)", "arguments": ["--second"], "devices": ["porch"] }"#
         let daemon = try DaemonHarness(configuration: configuration(more: second))
-        try daemon.start()
+        try await daemon.start()
         #expect(daemon.log.contains("extension second: running (pid "))
-        #expect(daemon.cli(["add", "second.porch", "--id", "second-porch"]).status == 0)
-        for _ in 0..<3 { _ = daemon.cli(["press", "crash"]) }
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: exited with status 3") })
+        #expect(await daemon.cli(["add", "second.porch", "--id", "second-porch"]).status == 0)
+        for _ in 0..<3 { _ = await daemon.cli(["press", "crash"]) }
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: exited with status 3") })
         for value in ["on", "off", "on"] {
-            let result = daemon.cli([value, "second-porch"])
+            let result = await daemon.cli([value, "second-porch"])
             #expect(result.status == 0, "\(result.stderr)")
         }
-        #expect(daemon.waitUntil { values(daemon)["porch"] == "on" }, "\(values(daemon))")
+        await expectValues(daemon) { $0["porch"] == "on" }
         #expect(daemon.log.components(separatedBy: "extension second: running (pid ").count - 1 == 1, "the second extension was never restarted")
     }
 
@@ -170,44 +182,44 @@ struct ExtensionHostingTests {
         let path = BuiltProducts.path(of: "faulty-extension")
         let copy = #", { "id": "zcopy", "executable": "\#(path)", "devices": ["porch"] }"#
         let daemon = try DaemonHarness(configuration: configuration(more: copy))
-        try daemon.start()
+        try await daemon.start()
         #expect(daemon.log.contains(#"warning: extension zcopy: its control kind "test.porch" is taken by another control and is left out; give it a kind of its own"#), "\(daemon.log)")
-        #expect(daemon.cli(["on", "swift-porch"]).status == 0)
-        #expect(daemon.cli(["status"]).stdout.contains(#"extension zcopy: its control kind "test.crash" is taken by another control and is left out"#))
+        #expect(await daemon.cli(["on", "swift-porch"]).status == 0)
+        #expect(await daemon.cli(["status"]).stdout.contains(#"extension zcopy: its control kind "test.crash" is taken by another control and is left out"#))
     }
 
     @Test func aDeviceTheExtensionMayNotUseIsRefusedByName() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
-        try daemon.start()
-        let refused = daemon.cli(["press", "forbidden"])
+        try await daemon.start()
+        let refused = await daemon.cli(["press", "forbidden"])
         #expect(refused.status == 1)
         #expect(refused.stderr == "switchboard: control \"forbidden\" failed: extension \"faulty\" may not use device \"garage\"; devices.json allows it porch, bell\n", "\(refused.stderr)")
-        #expect(daemon.cli(["status"]).stdout.contains("garage=off") || !daemon.log.contains("garage=on"))
+        #expect(await daemon.cli(["status"]).stdout.contains("garage=off") || !daemon.log.contains("garage=on"))
     }
 
     @Test func aCrashMakesOnlyItsControlsStaleAndItComesBack() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
-        try daemon.start()
-        let crashed = daemon.cli(["press", "crash"])
+        try await daemon.start()
+        let crashed = await daemon.cli(["press", "crash"])
         #expect(crashed.status == 1)
         #expect(crashed.stderr == "switchboard: control \"crash\" failed: extension \"faulty\" exited with status 3\n", "\(crashed.stderr)")
-        #expect(daemon.waitUntil { daemon.log.contains("error: extension faulty: exited with status 3; restarting in 1s") }, "\(daemon.log)")
+        #expect(await daemon.waitUntil { daemon.log.contains("error: extension faulty: exited with status 3; restarting in 1s") }, "\(daemon.log)")
         // The daemon's own controls are untouched meanwhile.
-        #expect(daemon.cli(["on", "porch"]).status == 0)
-        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 }, "restarted after its backoff")
-        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "on" }, "\(values(daemon))")
-        let again = daemon.cli(["off", "swift-porch"])
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 }, "restarted after its backoff")
+        await expectValues(daemon) { $0["swift-porch"] == "on" }
+        let again = await daemon.cli(["off", "swift-porch"])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(daemon.waitUntil { values(daemon)["porch"] == "off" })
+        #expect(await daemon.waitUntil { await values(daemon)["porch"] == "off" })
     }
 
     @Test func ctrlCInATerminalStopsTheDaemonWhichStopsItsExtensions() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
-        try daemon.start(wrapper: ["/usr/bin/setsid"])
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: running (pid ") })
+        try await daemon.start(wrapper: ["/usr/bin/setsid"])
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: running (pid ") })
         let extensionPID = try #require(daemon.log.components(separatedBy: "extension faulty: running (pid ").last.flatMap { pid_t($0.prefix { $0.isNumber }) })
         #expect(getpgid(extensionPID) == extensionPID, "the extension leads a process group of its own")
-        #expect(daemon.signalGroup(SIGINT) == 0)
+        #expect(await daemon.signalGroup(SIGINT) == 0)
         #expect(daemon.log.hasSuffix("info: switchboardd stopping (signal 2)\ninfo: switchboardd stopped\n"), "\(daemon.log)")
         #expect(!daemon.log.contains("error:"), "\(daemon.log)")
         #expect(kill(extensionPID, 0) == -1 && errno == ESRCH, "and the extension is gone")
@@ -215,54 +227,54 @@ struct ExtensionHostingTests {
 
     @Test func whileItIsDownItsControlsAreStaleAndStatusSaysWhy() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
-        try daemon.start()
+        try await daemon.start()
         // Three crashes in a row: the backoff grows to 4 s, long enough to look.
         for expected in 1...3 {
-            #expect(daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == expected }, "\(daemon.log)")
-            _ = daemon.cli(["press", "crash"])
+            #expect(await daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == expected }, "\(daemon.log)")
+            _ = await daemon.cli(["press", "crash"])
         }
-        #expect(daemon.waitUntil { daemon.log.contains("exited with status 3; restarting in 4s") })
-        #expect(daemon.waitUntil { values(daemon)["swift-porch"] == "off stale" }, "\(values(daemon))")
-        #expect(values(daemon)["porch"] == "off")
-        let status = daemon.cli(["status"]).stdout
+        #expect(await daemon.waitUntil { daemon.log.contains("exited with status 3; restarting in 4s") })
+        await expectValues(daemon) { $0["swift-porch"] == "off stale" }
+        #expect(await values(daemon)["porch"] == "off")
+        let status = await daemon.cli(["status"]).stdout
         #expect(status.contains("extension faulty: exited with status 3; restarting in 4s"), "\(status)")
     }
 
     @Test func aSlowPerformTimesOutAndTheExtensionStays() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
-        try daemon.start()
-        let slow = daemon.cli(["press", "slow"])
+        try await daemon.start()
+        let slow = await daemon.cli(["press", "slow"])
         #expect(slow.status == 1)
         #expect(slow.stderr == "switchboard: control \"slow\" failed: extension \"faulty\" did not answer within 2s\n", "\(slow.stderr)")
         #expect(!daemon.log.contains("hung"))
-        #expect(daemon.cli(["on", "swift-porch"]).status == 0, "still running, still answering")
+        #expect(await daemon.cli(["on", "swift-porch"]).status == 0, "still running, still answering")
     }
 
     @Test func aHungExtensionIsKilledAndRestarted() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
-        try daemon.start()
-        let hung = daemon.cli(["press", "hang"])
+        try await daemon.start()
+        let hung = await daemon.cli(["press", "hang"])
         #expect(hung.status == 1)
         #expect(hung.stderr.contains("did not answer within 2s"), "\(hung.stderr)")
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: hung (no answer to a status check either); killing it") })
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was killed by signal 9; restarting in 1s") }, "\(daemon.log)")
-        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })
-        #expect(daemon.cli(["on", "swift-porch"]).status == 0)
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: hung (no answer to a status check either); killing it") })
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: was killed by signal 9; restarting in 1s") }, "\(daemon.log)")
+        #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })
+        #expect(await daemon.cli(["on", "swift-porch"]).status == 0)
     }
 
     @Test func garbageAndFloodsGetItRestartedWithoutDisturbingTheDaemon() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
-        try daemon.start()
-        _ = daemon.cli(["press", "garbage"])
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it wrote 50 lines that are not the line protocol; restarting in 1s") }, "\(daemon.log)")
+        try await daemon.start()
+        _ = await daemon.cli(["press", "garbage"])
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it wrote 50 lines that are not the line protocol; restarting in 1s") }, "\(daemon.log)")
         #expect(daemon.log.components(separatedBy: "ignored a line that is not the line protocol: this is not the line protocol").count - 1 == 3, "three are quoted, no more")
-        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })
-        _ = daemon.cli(["press", "flood"])
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded its output (more than 5000 lines in a second it was not asked for)") }, "\(daemon.log)")
-        #expect(daemon.cli(["on", "porch"]).status == 0)
-        #expect(daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 3 }, "\(daemon.log)")
-        _ = daemon.cli(["press", "device-flood"])
-        #expect(daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded the daemon with device calls (more than 256 waiting)") }, "\(daemon.log)")
-        #expect(daemon.cli(["off", "porch"]).status == 0)
+        #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })
+        _ = await daemon.cli(["press", "flood"])
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded its output (more than 5000 lines in a second it was not asked for)") }, "\(daemon.log)")
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        #expect(await daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 3 }, "\(daemon.log)")
+        _ = await daemon.cli(["press", "device-flood"])
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded the daemon with device calls (more than 256 waiting)") }, "\(daemon.log)")
+        #expect(await daemon.cli(["off", "porch"]).status == 0)
     }
 }

@@ -9,27 +9,27 @@ import Testing
 struct HeaderChipDaemonTests {
     static let simulatedHeader = #"chips[0].chip: chip "header" is gpiochip0 [switchboard-sim-header] (54 lines): a simulated Raspberry Pi header (--simulate)"#
 
-    @Test func daemonAndCheckSayWhichChipTheHeaderIs() throws {
+    @Test func daemonAndCheckSayWhichChipTheHeaderIs() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
+        try await daemon.start()
         #expect(daemon.log.contains("info: " + Self.simulatedHeader), "\(daemon.log)")
-        let check = DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", RepositoryFiles.samplePath, "--simulate"])
+        let check = await DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", RepositoryFiles.samplePath, "--simulate"])
         #expect(check.status == 0 && check.stderr == "")
         #expect(check.stdout.hasPrefix(Self.simulatedHeader + "\n"), "\(check.stdout)")
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
     }
 
-    @Test func reloadMovingAChipToAnotherIsRefused() throws {
+    @Test func reloadMovingAChipToAnotherIsRefused() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
-        #expect(daemon.cli(["on", "porch"]).status == 0)
+        try await daemon.start()
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
         try daemon.writeConfiguration(DaemonEndToEndTests.sample.replacingOccurrences(of: #""chip": "header""#, with: #""chip": "gpiochip0""#))
-        daemon.signal(SIGHUP)
-        #expect(daemon.waitUntil { daemon.log.contains("keeping the running configuration") })
+        await daemon.signal(SIGHUP)
+        #expect(await daemon.waitUntil { daemon.log.contains("keeping the running configuration") })
         #expect(daemon.log.contains(
             #"chips[0].chip: "main" moved from "header" to "gpiochip0"; a reload keeps the running chips: restart switchboardd to use another chip"#
         ), "\(daemon.log)")
-        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))
+        #expect(await daemon.signal(SIGTERM) == 0)
     }
 }

@@ -13,12 +13,12 @@ struct HealthTests {
     @Test func aLightThatHasNotReportedIsWhyTheNodeIsUnhealthyUntilItDoes() async throws {
         let broker = try MosquittoBroker()
         let daemon = try DaemonHarness(configuration: sample(port: broker.port))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
-        let status = daemon.cli(["status"]).stdout
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        let status = await daemon.cli(["status"]).stdout
         #expect(status.contains("mqtt: connected\n"), "\(status)")
         #expect(status.contains("control kitchen Kitchen Light Off (stale): Kitchen Light's state is not known: no state message on zigbee2mqtt/kitchen_light yet\n"), "\(status)")
-        let sick = daemon.cli(["health"])
+        let sick = await daemon.cli(["health"])
         #expect(sick.status == 1)
         #expect(sick.stdout == "control kitchen is stale: Kitchen Light's state is not known: no state message on zigbee2mqtt/kitchen_light yet\n")
 
@@ -26,20 +26,20 @@ struct HealthTests {
         let reporter = try await MQTTObserver(port: broker.port, filter: "zigbee2mqtt/#")
         reporter.publish("zigbee2mqtt/kitchen_light", #"{"state":"OFF"}"#)
         var healthy = (status: Int32(-1), stdout: "", stderr: "")
-        #expect(daemon.waitUntil {
-            healthy = daemon.cli(["health"])
+        #expect(await daemon.waitUntil {
+            healthy = await daemon.cli(["health"])
             return healthy.status == 0
         }, "\(healthy.stdout)")
         #expect(healthy.stdout == "healthy: node garage-pi\n")
     }
 
-    @Test func withoutTheBrokerTheNodeIsUnhealthy() throws {
+    @Test func withoutTheBrokerTheNodeIsUnhealthy() async throws {
         let port = try MosquittoBroker.unusedPort()
         let daemon = try DaemonHarness(configuration: sample(port: port))
-        try daemon.start()
-        let sick = daemon.cli(["health"])
+        try await daemon.start()
+        let sick = await daemon.cli(["health"])
         #expect(sick.status == 1)
         #expect(sick.stdout.hasPrefix("not connected to the MQTT broker\n"), "\(sick.stdout)")
-        #expect(daemon.cli(["status"]).stdout.contains("mqtt: disconnected\n"))
+        #expect(await daemon.cli(["status"]).stdout.contains("mqtt: disconnected\n"))
     }
 }

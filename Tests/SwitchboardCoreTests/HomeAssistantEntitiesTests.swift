@@ -19,8 +19,8 @@ struct HomeAssistantEntitiesTests {
     @Test func onlyControlCenterPlacementsAreEntities() async throws {
         let broker = try MosquittoBroker()
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
         let topics = try await retained(broker).keys.filter { $0.hasSuffix("/config") }.sorted()
         #expect(topics == [
             "homeassistant/binary_sensor/garage-pi/connectivity/config",
@@ -44,15 +44,15 @@ struct HomeAssistantEntitiesTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("homeassistant/light/garage-pi/porch/config") != nil)
 
-        #expect(daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
+        #expect(await daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
         let added = await observer.waitFor("homeassistant/switch/garage-pi/fan2/config") { !$0.payload.isEmpty }
         #expect(added?.text?.contains(#""unique_id":"switchboard_garage-pi_fan2""#) == true, "a runtime placement appears at once")
 
         observer.clear()
-        #expect(daemon.cli(["remove", "fan2"]).status == 0)
+        #expect(await daemon.cli(["remove", "fan2"]).status == 0)
         #expect(await observer.waitFor("\(Self.base)/controls/fan2") { $0.payload.isEmpty } != nil)
         let order = observer.messages.filter { $0.payload.isEmpty }.map(\.topic)
         #expect(order.first == "homeassistant/switch/garage-pi/fan2/config", "the entity goes before its state: \(order)")
@@ -65,19 +65,19 @@ struct HomeAssistantEntitiesTests {
         let topic = "homeassistant/switch/garage-pi/kitchen/config"
         let observer = try await MQTTObserver(port: broker.port, filter: topic)
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor(topic) { $0.text?.contains(#""name":"Kitchen Light""#) == true } != nil)
 
         observer.clear()
-        #expect(daemon.cli(["configure", "kitchen", "--device", "porch"]).status == 0)
+        #expect(await daemon.cli(["configure", "kitchen", "--device", "porch"]).status == 0)
         let renamed = await observer.waitFor(topic) { $0.text?.contains(#""name":"Porch Light""#) == true }
         #expect(renamed != nil, "announced again, named after the porch light")
         #expect(try await retained(broker)[topic]?.contains(#""name":"Porch Light""#) == true, "and retained so")
 
         // A change of value leaves the entity's configuration alone: nothing is announced.
         observer.clear()
-        #expect(daemon.cli(["on", "kitchen"]).status == 0)
-        #expect(daemon.waitUntil { daemon.log.contains("cli: perform kitchen on") })
+        #expect(await daemon.cli(["on", "kitchen"]).status == 0)
+        #expect(await daemon.waitUntil { daemon.log.contains("cli: perform kitchen on") })
         try await Task.sleep(for: .milliseconds(300))
         #expect(observer.messages.isEmpty, "\(observer.messages.map { $0.text ?? "" })")
     }
@@ -86,26 +86,26 @@ struct HomeAssistantEntitiesTests {
         let broker = try MosquittoBroker()
         let sample = MQTTEndToEndTests().configuration(port: broker.port)
         let daemon = try DaemonHarness(configuration: sample)
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
-        #expect(daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        #expect(await daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
         #expect(try await retained(broker)["homeassistant/switch/garage-pi/fan2/config"] != nil)
 
         // Removed from the state while the daemon is down (as a restore of an older state would).
-        _ = daemon.signal(SIGTERM)
+        _ = await daemon.signal(SIGTERM)
         let statePath = daemon.stateDirectory + "/state.json"
         var state = try JSONDecoder().decode(PersistedState.self, from: Data(contentsOf: URL(fileURLWithPath: statePath)))
         state.placements.removeAll { $0.id == "fan2" }
         try JSONEncoder().encode(state).write(to: URL(fileURLWithPath: statePath))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await retained(broker)["homeassistant/switch/garage-pi/fan2/config"] == nil, "gone from Home Assistant too")
 
         // A reload whose devices.json no longer places the fan.
         try daemon.writeConfiguration(sample.replacingOccurrences(of: #"    { "id": "fan", "control": "fan", "space": "controlCenter", "size": "large", "homeAssistant": { "component": "fan", "area": "Attic" } },"#, with: ""))
-        _ = daemon.signal(SIGHUP)
-        #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
+        _ = await daemon.signal(SIGHUP)
+        #expect(await daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
         try await Task.sleep(for: .milliseconds(300))
         let after = try await retained(broker)
         #expect(after["homeassistant/fan/garage-pi/fan/config"] == nil)
@@ -123,9 +123,9 @@ struct HomeAssistantNodeEntitiesTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/outcomes")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
-        #expect(daemon.cli(["lock"]).status == 0)
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        #expect(await daemon.cli(["lock"]).status == 0)
         observer.publish("\(Self.base)/controls/garage/set", "PRESS")
         #expect(await observer.waitFor("\(Self.base)/outcomes")?.text ==
             #"{"code":"authenticationRequired","command":"PRESS","control":"garage","error":"control \"garage\" requires authentication: Switchboard is locked; unlock it (switchboard unlock) or use the local CLI","event_type":"refused"}"#,
@@ -139,15 +139,15 @@ struct HomeAssistantNodeEntitiesTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/diagnostics")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/diagnostics")?.text == #"{"rejectedMessages":0,"version":"\#(Switchboard.version)"}"#)
         for _ in 0..<3 { observer.publish("\(Self.base)/controls/porch/set", "SIDEWAYS") }
         #expect(await observer.waitFor("\(Self.base)/diagnostics") { $0.text?.contains(#""rejectedMessages":3"#) == true } != nil,
                 "\(observer.messages.map { $0.text ?? "" })")
         // A reload keeps the count: it is the daemon's since it started, not the configuration's.
         observer.clear()
-        _ = daemon.signal(SIGHUP)
-        #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
+        _ = await daemon.signal(SIGHUP)
+        #expect(await daemon.waitUntil { daemon.log.contains("configuration 2 serving") })
         try await Task.sleep(for: .milliseconds(500))
         #expect(observer.messages.allSatisfy { $0.text?.contains(#""rejectedMessages":3"#) == true }, "\(observer.messages.map { $0.text ?? "" })")
     }

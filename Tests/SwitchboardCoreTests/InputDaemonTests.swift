@@ -8,41 +8,41 @@ import Testing
 /// GPIO: the toggle showing it reads the line, refuses to switch it, and reloads keep it.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct InputDaemonTests {
-    func contact(_ daemon: DaemonHarness) throws -> ControlPresentation? {
-        let result = daemon.cli(["center", "--json"])
+    func contact(_ daemon: DaemonHarness) async throws -> ControlPresentation? {
+        let result = await daemon.cli(["center", "--json"])
         try #require(result.status == 0, "\(result.stderr)")
         return try JSONDecoder().decode([ControlPresentation].self, from: Data(result.stdout.utf8)).first { $0.id == "contact" }
     }
 
-    @Test func cliShowsAnInputRefusesToSwitchItAndReloadsRequestItAgain() throws {
+    @Test func cliShowsAnInputRefusesToSwitchItAndReloadsRequestItAgain() async throws {
         let daemon = try DaemonHarness(configuration: InputDeviceTests.configuration)
-        try daemon.start()
-        #expect(try contact(daemon)?.value == false)
-        #expect(try contact(daemon)?.valueText == "Closed")
-        let status = daemon.cli(["status"]).stdout
+        try await daemon.start()
+        #expect(try await contact(daemon)?.value == false)
+        #expect(try await contact(daemon)?.valueText == "Closed")
+        let status = await daemon.cli(["status"]).stdout
         #expect(status.contains("input contact: inactive\ninput doorbell: inactive\n"), "\(status)")
 
         for command in ["on", "toggle"] {
-            let refused = daemon.cli([command, "contact"])
+            let refused = await daemon.cli([command, "contact"])
             #expect(refused.status == 1)
             #expect(refused.stderr == "switchboard: control \"contact\" failed: control: Garage Contact is an input: it can be read, not switched\n")
         }
 
         // SIGHUP with the same file: the inputs' lines are requested again, not found busy.
-        daemon.signal(SIGHUP)
-        #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") }, "\(daemon.log)")
+        await daemon.signal(SIGHUP)
+        #expect(await daemon.waitUntil { daemon.log.contains("configuration 2 serving") }, "\(daemon.log)")
         #expect(daemon.log.contains("reloaded: node garage-pi"))
         #expect(!daemon.log.contains("could not start"), "\(daemon.log)")
-        #expect(try contact(daemon)?.valueText == "Closed")
+        #expect(try await contact(daemon)?.valueText == "Closed")
 
         // The contact's bias becomes a pull-down: nothing drives the simulated line, so it reads low: open.
         try daemon.writeConfiguration(InputDeviceTests.configuration.replacingOccurrences(of: #""bias": "pullUp""#, with: #""bias": "pullDown""#))
-        daemon.signal(SIGHUP)
-        #expect(daemon.waitUntil { daemon.log.contains("configuration 3 serving") }, "\(daemon.log)")
-        #expect(try contact(daemon)?.value == true)
-        #expect(try contact(daemon)?.valueText == "Open")
-        #expect(daemon.cli(["status"]).stdout.contains("input contact: active\n"))
-        #expect(daemon.signal(SIGTERM) == 0)
+        await daemon.signal(SIGHUP)
+        #expect(await daemon.waitUntil { daemon.log.contains("configuration 3 serving") }, "\(daemon.log)")
+        #expect(try await contact(daemon)?.value == true)
+        #expect(try await contact(daemon)?.valueText == "Open")
+        #expect(await daemon.cli(["status"]).stdout.contains("input contact: active\n"))
+        #expect(await daemon.signal(SIGTERM) == 0)
         #expect(daemon.log.contains("info: switchboardd stopped"))
     }
 }
@@ -64,27 +64,27 @@ struct InputOverMQTTTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/inputs/contact")?.text == "OFF")
         #expect(await observer.waitFor("\(Self.base)/inputs/doorbell")?.text == "OFF")
         #expect(await observer.waitFor("homeassistant/binary_sensor/garage-pi/input_contact/config")?.text ==
             #"{"availability_topic":"switchboard/garage-pi/status","default_entity_id":"binary_sensor.garage-pi_contact","device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"garage-pi","sw_version":"\#(Switchboard.version)"},"device_class":"garage_door","name":"Garage Contact","origin":{"name":"Switchboard","sw_version":"\#(Switchboard.version)"},"payload_available":"online","payload_not_available":"offline","payload_off":"OFF","payload_on":"ON","state_topic":"switchboard/garage-pi/inputs/contact","unique_id":"switchboard_garage-pi_input_contact"}"#)
         let doorbell = await observer.waitFor("homeassistant/binary_sensor/garage-pi/input_doorbell/config")?.text ?? ""
         #expect(!doorbell.contains("device_class"), "no device class unless devices.json gives one: \(doorbell)")
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
         try await Task.sleep(for: .milliseconds(300))
         #expect(!observer.messages.contains { $0.topic.hasPrefix("homeassistant/switch/garage-pi/contact") && !$0.payload.isEmpty },
                 "the toggle that only shows the contact is no switch: the binary sensor is it")
 
-        let opened = daemon.cli(["input", "contact", "active"])
+        let opened = await daemon.cli(["input", "contact", "active"])
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(await observer.waitFor("\(Self.base)/inputs/contact") { $0.text == "ON" } != nil)
         #expect(await observer.waitFor("\(Self.base)/controls/contact") { $0.presentation?.valueText == "Open" } != nil, "the control showing it reloads")
-        #expect(daemon.cli(["status"]).stdout.contains("input contact: active\n"))
-        #expect(daemon.cli(["input", "contact", "inactive"]).status == 0)
+        #expect(await daemon.cli(["status"]).stdout.contains("input contact: active\n"))
+        #expect(await daemon.cli(["input", "contact", "inactive"]).status == 0)
         #expect(await observer.waitFor("\(Self.base)/inputs/contact") { $0.text == "OFF" } != nil)
 
-        let unknown = daemon.cli(["input", "porch", "active"])
+        let unknown = await daemon.cli(["input", "porch", "active"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr == "switchboard: no input device \"porch\"; inputs: contact, doorbell\n", "\(unknown.stderr)")
     }

@@ -16,7 +16,7 @@ struct MQTTCommandPathTests {
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light", delay: .milliseconds(15))
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port, timeout: "5s"))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
 
         observer.publish("\(Self.base)/controls/kitchen/set", #"{"value": true, "transaction": "k1"}"#)
@@ -33,25 +33,25 @@ struct MQTTCommandPathTests {
         observer.publish("\(Self.base)/controls/kitchen/set", #"{"value": false, "transaction": "k2"}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/kitchen/result", timeout: .seconds(15)) { $0.text?.contains("k2") == true }?.text
             == #"{"outcome":"performed","transaction":"k2","valueText":"Off"}"#)
-        #expect(daemon.cli(["status"]).stdout.contains("kitchen"))
+        #expect(await daemon.cli(["status"]).stdout.contains("kitchen"))
     }
 
     @Test func whileTheBrokerIsAwayACommandToAnotherSystemIsRefusedAtOnceAndNeverSentLate() async throws {
         let broker = try MosquittoBroker()
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port, timeout: "5s"))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
         broker.kill()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
 
-        let refused = daemon.cli(["on", "kitchen"])
+        let refused = await daemon.cli(["on", "kitchen"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("Kitchen Light lives in another system and Switchboard is not connected to the MQTT broker since "), "\(refused.stderr)")
         #expect(refused.stderr.contains("; nothing was sent"))
 
         try broker.start()
-        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
+        #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         try await Task.sleep(for: .milliseconds(300))
@@ -60,8 +60,8 @@ struct MQTTCommandPathTests {
         // Once both are back (how soon the node reconnects is the backoff's business), commands
         // reach the bulb again.
         var last = (status: Int32(-1), stdout: "", stderr: "")
-        #expect(daemon.waitUntil(timeout: .seconds(20)) {
-            last = daemon.cli(["on", "kitchen"])
+        #expect(await daemon.waitUntil(timeout: .seconds(20)) {
+            last = await daemon.cli(["on", "kitchen"])
             return last.status == 0
         }, "\(last.stderr)")
         #expect(!bulb.commands.value.isEmpty && bulb.commands.value.allSatisfy { $0 == #"{"state":"ON"}"# }, "\(bulb.commands.value)")
@@ -71,12 +71,12 @@ struct MQTTCommandPathTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/controls/kitchen/configuration")?.text == "kitchen")
-        #expect(daemon.cli(["lock"]).status == 0)
+        #expect(await daemon.cli(["lock"]).status == 0)
         observer.publish("\(Self.base)/controls/kitchen/configure", "porch")
-        #expect(daemon.waitUntil { daemon.log.contains("a configuration while Switchboard is locked") })
-        #expect(daemon.cli(["unlock"]).status == 0)
+        #expect(await daemon.waitUntil { daemon.log.contains("a configuration while Switchboard is locked") })
+        #expect(await daemon.cli(["unlock"]).status == 0)
         observer.publish("\(Self.base)/controls/kitchen/configure", "porch")
         #expect(await observer.waitFor("\(Self.base)/controls/kitchen/configuration") { $0.text == "porch" } != nil)
         #expect(observer.messages.filter { $0.topic == "\(Self.base)/controls/kitchen/configuration" }.compactMap(\.text) == ["kitchen", "porch"])
@@ -87,22 +87,22 @@ struct MQTTCommandPathTests {
         let configuration = MQTTEndToEndTests().configuration(port: broker.port)
         let first = try DaemonHarness(configuration: configuration)
         let second = try DaemonHarness(configuration: configuration)
-        try first.start()
-        try second.start()
+        try await first.start()
+        try await second.start()
         let said = "another client is connecting with the same client id (switchboard-garage-pi), most likely a second node named garage-pi"
-        #expect(first.waitUntil(timeout: .seconds(30)) { first.log.contains(said) || second.log.contains(said) })
+        #expect(await first.waitUntil(timeout: .seconds(30)) { first.log.contains(said) || second.log.contains(said) })
     }
 
     @Test func commandsThatArriveWhileLockedStayRefusedAfterAnUnlock() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         // The garage opener is busy with a pulse while the node is locked, sent two more presses
         // and unlocked: the presses wait their turn, and run after the unlock.
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 0}"#)
-        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output garage: on") }, "the first press is pulsing")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output garage: on") }, "the first press is pulsing")
         observer.publish("\(Self.base)/lock/set", "LOCKED")
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 1}"#)
         observer.publish("\(Self.base)/lock/set", "UNLOCKED")
@@ -110,7 +110,7 @@ struct MQTTCommandPathTests {
         #expect(results.map(\.transactionNumber) == [0, 1])
         #expect(results.first?.text?.contains(#""outcome":"performed""#) == true)
         #expect(results.last?.text?.contains(#""code":"authenticationRequired""#) == true, "decided by the lock when it arrived: \(results.compactMap(\.text))")
-        #expect(daemon.cli(["status"]).stdout.hasPrefix("node garage-pi, unlocked"))
+        #expect(await daemon.cli(["status"]).stdout.hasPrefix("node garage-pi, unlocked"))
     }
 
     @Test func aCommandThatWaitedPastItsDeadlineIsDroppedNotPerformed() async throws {
@@ -120,11 +120,11 @@ struct MQTTCommandPathTests {
             .replacingOccurrences(of: #""discovery": true"#, with: #""discovery": true, "commandDeadline": "100ms""#)
         #expect(configuration.contains("commandDeadline"))
         let daemon = try DaemonHarness(configuration: configuration)
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         // A press is a 500 ms pulse: one sent while the first pulses waits the rest of it.
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 1}"#)
-        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output garage: on") }, "the first press is pulsing")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output garage: on") }, "the first press is pulsing")
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 2}"#)
         let results = await observer.received(2, on: "\(Self.base)/controls/garage/result")
         #expect(results.map(\.transactionNumber) == [1, 2])
@@ -136,7 +136,7 @@ struct MQTTCommandPathTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         // While the garage door's first press pulses, 200 more arrive: one waits, 199 are superseded.
         for transaction in 0...200 {
@@ -155,7 +155,7 @@ struct MQTTCommandPathTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         // One id 3,000 characters long, 600 topics no control has, and payloads far past any limit.
         observer.publish("\(Self.base)/controls/\(String(repeating: "x", count: 3000))/configure", "")
@@ -179,7 +179,7 @@ struct MQTTCommandPathTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         observer.connection.publish(MQTTMessage(topic: "\(Self.base)/controls/porch/set", payload: Array("{\"\u{0}a\":1}".utf8), qos: 1))
         observer.connection.publish(MQTTMessage(topic: "zigbee2mqtt/kitchen_light", payload: Array("{\"state\u{1}\":\"ON\"}".utf8), qos: 1))
@@ -188,14 +188,14 @@ struct MQTTCommandPathTests {
         #expect(socket.readLine()?.contains(#""code":"badCommand""#) == true)
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 3}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":3,"valueText":"On"}"#)
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: ignored a message on \(Self.base)/controls/porch/set: ") }, "\(daemon.log)")
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: ignored a message on \(Self.base)/controls/porch/set: ") }, "\(daemon.log)")
     }
 
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
 
         // The garage opener's pulse lasts 500 ms; the porch commands behind it do not wait for it.
@@ -209,7 +209,7 @@ struct MQTTCommandPathTests {
         // One control's commands run in the order they came (one that waited may be superseded by the next).
         let performed = results.prefix(3).filter { $0.text?.contains(#""outcome":"performed""#) == true }.compactMap(\.transactionNumber)
         #expect(performed == performed.sorted() && performed.last == 2, "\(results.compactMap(\.text))")
-        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))
     }
 }
 
@@ -223,9 +223,9 @@ struct SharedDeviceTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/controls/porch")?.presentation?.value == false)
-        #expect(daemon.cli(["add", "light", "--device", "porch", "--id", "light2"]).status == 0)
+        #expect(await daemon.cli(["add", "light", "--device", "porch", "--id", "light2"]).status == 0)
 
         observer.clear()
         observer.publish("\(Self.base)/controls/light2/set", #"{"value": true, "transaction": 1}"#)
@@ -234,7 +234,7 @@ struct SharedDeviceTests {
             let shown = (await observer.waitFor("\(Self.base)/controls/\(id)") { $0.text?.contains(#""value":true"#) == true })?.presentation
             #expect(shown?.value == true, "placement \(id) shows the porch light on")
         }
-        let center = daemon.cli(["center", "--json"]).stdout
+        let center = await daemon.cli(["center", "--json"]).stdout
         let shown = try JSONDecoder().decode([ControlPresentation].self, from: Data(center.utf8))
         #expect(shown.filter { ["porch", "light2"].contains($0.id) }.map(\.valueText) == ["On", "On"], "\(center)")
 

@@ -21,7 +21,7 @@ struct MQTTEndToEndTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         let online = await observer.waitFor("\(Self.base)/status") { $0.text == "online" }
         #expect(online?.retain == false || online?.retain == true)
         #expect(await observer.waitFor("\(Self.base)/controls/porch")?.presentation?.value == false)
@@ -31,7 +31,7 @@ struct MQTTEndToEndTests {
         #expect(result?.text == #"{"outcome":"performed","transaction":42,"valueText":"On"}"#)
         let on = (await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":true"#) == true })?.presentation
         #expect(on?.valueText == "On" && on?.actionHint == "Hold to Turn Off Porch Light")
-        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))
 
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": "g1"}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/garage/result")?.text == #"{"outcome":"performed","transaction":"g1","valueText":null}"#)
@@ -41,25 +41,25 @@ struct MQTTEndToEndTests {
         let refused = await observer.waitFor("\(Self.base)/controls/garage/result") { $0.text?.contains("g2") == true }
         #expect(refused?.text?.hasPrefix(#"{"code":"authenticationRequired","error":"control \"garage\" requires authentication"#) == true)
         #expect(refused?.text?.contains(#""outcome":"refused""#) == true)
-        #expect(daemon.cli(["status"]).stdout.hasPrefix("node garage-pi, locked"))
+        #expect(await daemon.cli(["status"]).stdout.hasPrefix("node garage-pi, locked"))
     }
 
     @Test func lastWillSaysOfflineWhenTheDaemonIsKilled() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         observer.clear()
-        daemon.signal(SIGKILL)
+        await daemon.signal(SIGKILL)
         #expect(await observer.waitFor("\(Self.base)/status", timeout: .seconds(30)) { $0.text == "offline" } != nil)
     }
 
     @Test func brokerRestartIsFollowedByReconnectResubscribeAndRepublish() async throws {
         let broker = try MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
-        #expect(daemon.cli(["on", "porch"]).status == 0)
+        try await daemon.start()
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
         broker.kill()
         try broker.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
@@ -74,7 +74,7 @@ struct MQTTEndToEndTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, timeout: "2s"))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/controls/kitchen")?.presentation?.stale == true)
 
         observer.publish("zigbee2mqtt/kitchen_light", #"{"state":"ON","brightness":254}"#)
@@ -82,7 +82,7 @@ struct MQTTEndToEndTests {
         #expect(pushed?.stale == false && pushed?.title == "Kitchen Light")
 
         // Nobody answers on the state topic: the command fails after the device's timeout.
-        let unanswered = await daemon.cliInBackground(["off", "kitchen"])
+        let unanswered = await daemon.cli(["off", "kitchen"])
         #expect(unanswered.status == 1)
         #expect(unanswered.stderr.contains("Kitchen Light did not confirm off on zigbee2mqtt/kitchen_light within 2s"))
         #expect(await observer.waitFor("zigbee2mqtt/kitchen_light/set")?.text == #"{"state":"OFF"}"#)
@@ -106,26 +106,26 @@ struct MQTTEndToEndTests {
             }
         }
         defer { responder.cancel() }
-        let confirmed = await daemon.cliInBackground(["off", "kitchen"])
+        let confirmed = await daemon.cli(["off", "kitchen"])
         #expect(confirmed.status == 0)
         #expect(confirmed.stdout == "kitchen Kitchen Light Off\n")
     }
 
     @Test func retainedCommandIsNotActedOnAtStartup() async throws {
         let broker = try MosquittoBroker()
-        #expect(broker.publish(["-r", "-t", "\(Self.base)/controls/porch/set", "-m", "ON"]).status == 0)
+        #expect(await broker.publish(["-r", "-t", "\(Self.base)/controls/porch/set", "-m", "ON"]).status == 0)
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/porch")
         #expect(await observer.waitFor("\(Self.base)/controls/porch")?.presentation?.value == false)
-        #expect(daemon.waitUntil { daemon.log.contains("a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(Self.base)/controls/porch/set") })
-        #expect(daemon.cli(["status"]).stdout.contains("output porch: off"))
+        #expect(await daemon.waitUntil { daemon.log.contains("a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(Self.base)/controls/porch/set") })
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: off"))
     }
 
     @Test func malformedPayloadsChangeNothingAndAreLoggedOncePerReason() async throws {
         let broker = try MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
         let corpus = [
             ("\(Self.base)/controls/porch/set", "BANANA"), ("\(Self.base)/controls/porch/set", #"{"value": 3}"#),
@@ -136,11 +136,11 @@ struct MQTTEndToEndTests {
             ("zigbee2mqtt/kitchen_light", "not json"),
         ]
         for (topic, payload) in corpus { observer.publish(topic, payload) }
-        let invalidUTF8 = broker.publish(["-t", "\(Self.base)/controls/porch/set", "-f", "/dev/null"])
+        let invalidUTF8 = await broker.publish(["-t", "\(Self.base)/controls/porch/set", "-f", "/dev/null"])
         #expect(invalidUTF8.status == 0)
         // Six distinct (topic, reason) pairs: each logged once however often it recurs.
-        #expect(daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: ignored a message").count - 1 >= 6 })
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: garage ON refused") })
+        #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: ignored a message").count - 1 >= 6 })
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: garage ON refused") })
         let log = daemon.log
         #expect(log.components(separatedBy: "mqtt: ignored a message").count - 1 == 6)
         #expect(log.contains("kitchen/configure: control kind \"light\": invalid configuration: device: \"attic\" is not one of porch, kitchen"))
@@ -150,7 +150,7 @@ struct MQTTEndToEndTests {
         #expect(log.contains("lock/set: not LOCKED or UNLOCKED"))
         #expect(log.contains("zigbee2mqtt/kitchen_light: not a state of kitchen (expected ON/OFF in \"state\")"))
         #expect(log.contains("mqtt: attic ON refused"))
-        let status = daemon.cli(["status"])
+        let status = await daemon.cli(["status"])
         #expect(status.status == 0)
         #expect(status.stdout.hasPrefix("node garage-pi, unlocked\noutput fan: off\noutput garage: off\noutput porch: off\n"))
     }
@@ -159,7 +159,7 @@ struct MQTTEndToEndTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         let device = #""device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"Garage","sw_version":"0.1.0"}"#
         let origin = #""origin":{"name":"Switchboard","sw_version":"0.1.0"}"#
         let availability = #""availability_topic":"switchboard/garage-pi/status""#
@@ -199,19 +199,19 @@ struct MQTTEndToEndTests {
         #expect(await observer.waitFor("homeassistant/light/garage-pi/porch/config") != nil)
         // Choosing the device from Home Assistant's select.
         observer.publish("switchboard/garage-pi/controls/kitchen/configure", "porch")
-        #expect(daemon.waitUntil { (try? JSONDecoder().decode([ControlPresentation].self, from: Data(daemon.cli(["center", "--json"]).stdout.utf8)))?.first { $0.id == "kitchen" }?.title == "Porch Light" })
+        #expect(await daemon.waitUntil { (try? JSONDecoder().decode([ControlPresentation].self, from: Data(await daemon.cli(["center", "--json"]).stdout.utf8)))?.first { $0.id == "kitchen" }?.title == "Porch Light" })
     }
 
     @Test func heldActionButtonPublishesTheHintThenPerformsAndSwitchesTheOutput() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         #expect(await observer.waitFor("homeassistant/device_automation/garage-pi/button_hold/config")?.text ==
             #"{"automation_type":"trigger","device":{"identifiers":["switchboard_garage-pi"],"manufacturer":"Switchboard","model":"switchboardd","name":"Garage","sw_version":"0.1.0"},"origin":{"name":"Switchboard","sw_version":"0.1.0"},"payload":"performed","subtype":"button","topic":"switchboard/garage-pi/action-buttons/button","type":"button_long_press","value_template":"{{ value_json.phase }}"}"#)
 
-        let held = await daemon.cliInBackground(["button", "button", "--hold", "1s"])
+        let held = await daemon.cli(["button", "button", "--hold", "1s"])
         #expect(held.status == 0)
         #expect(held.stdout == "hint: Hold to Turn On Porch Light\nperformed: On\n")
         let announcements = observer.messages.filter { $0.topic == "\(Self.base)/action-buttons/button" }.compactMap(\.text)
@@ -219,12 +219,12 @@ struct MQTTEndToEndTests {
             #"{"control":"action","phase":"hint","text":"Hold to Turn On Porch Light"}"#,
             #"{"control":"action","phase":"performed","text":"On"}"#,
         ])
-        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))
 
-        let tapped = await daemon.cliInBackground(["button", "button", "--hold", "200ms"])
+        let tapped = await daemon.cli(["button", "button", "--hold", "200ms"])
         #expect(tapped.stdout == "hint: Hold to Turn Off Porch Light\ncancelled: Cancelled\n")
-        #expect(daemon.cli(["status"]).stdout.contains("output porch: on"))
-        #expect(daemon.waitUntil { daemon.log.contains("info: button button: performed: On") }, "\(daemon.log)")
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))
+        #expect(await daemon.waitUntil { daemon.log.contains("info: button button: performed: On") }, "\(daemon.log)")
     }
 
     @Test func aRefusedHoldExitsNonZero() async throws {
@@ -233,13 +233,13 @@ struct MQTTEndToEndTests {
             with: #"{ "id": "action", "control": "garage-door", "space": "actionButton" }"#
         )
         let daemon = try DaemonHarness(configuration: file)
-        try daemon.start()
-        #expect(daemon.cli(["lock"]).status == 0)
-        let refused = await daemon.cliInBackground(["button", "button", "--hold", "1s"])
+        try await daemon.start()
+        #expect(await daemon.cli(["lock"]).status == 0)
+        let refused = await daemon.cli(["button", "button", "--hold", "1s"])
         #expect(refused.stdout == "refused: Unlock Switchboard to use Garage Door\n")
         #expect(refused.status == 1)
-        #expect(daemon.cli(["unlock"]).status == 0)
-        let tapped = await daemon.cliInBackground(["button", "button", "--hold", "200ms"])
+        #expect(await daemon.cli(["unlock"]).status == 0)
+        let tapped = await daemon.cli(["button", "button", "--hold", "200ms"])
         #expect(tapped.stdout == "hint: Hold for Garage Door\ncancelled: Cancelled\n")
         #expect(tapped.status == 0, "released early is a press done, not refused")
     }
@@ -250,11 +250,11 @@ struct MQTTUnreachableBrokerTests {
     @Test func aMissingBrokerIsLoggedOnceNotAtEveryRetry() async throws {
         let port = try MosquittoBroker.unusedPort()
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": \#(port)"#))
-        try daemon.start()
+        try await daemon.start()
         // Retries after about 0.5, 1 and 2 s: three or more attempts fail within 4 s.
         try await Task.sleep(for: .seconds(4))
         #expect(daemon.log.components(separatedBy: "mqtt: disconnected").count - 1 == 1)
-        #expect(daemon.cli(["toggle", "porch"]).status == 0, "GPIO and the CLI work without the broker")
+        #expect(await daemon.cli(["toggle", "porch"]).status == 0, "GPIO and the CLI work without the broker")
     }
 }
 
@@ -273,9 +273,9 @@ struct MQTTCredentialsTests {
         let daemon = try DaemonHarness(configuration: "")
         try "s3cret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
         try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/mqtt-password"))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
-        let sub = DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "-u", "watcher", "-P", "w", "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
+        let sub = await DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "-u", "watcher", "-P", "w", "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
         #expect(sub.stdout == "online\n")
     }
 
@@ -284,16 +284,16 @@ struct MQTTCredentialsTests {
         let daemon = try DaemonHarness(configuration: "")
         try "guess\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
         try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/mqtt-password"))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("refused the connection: Connection Refused: not authorised.; check username and passwordFile in devices.json and the broker's ACL") })
-        #expect(daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("refused the connection: Connection Refused: not authorised.; check username and passwordFile in devices.json and the broker's ACL") })
+        #expect(await daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
     }
 
-    @Test func unreadablePasswordFileStopsTheStart() throws {
+    @Test func unreadablePasswordFileStopsTheStart() async throws {
         let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"])
         let daemon = try DaemonHarness(configuration: "")
         try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/missing"))
-        #expect(throws: HarnessError.self) { try daemon.start(timeout: .seconds(5)) }
+        await #expect(throws: HarnessError.self) { try await daemon.start(timeout: .seconds(5)) }
         #expect(daemon.log.contains("MQTT passwordFile: \(daemon.directory)/missing cannot be read; make it readable by the service user only (chmod 600)"))
     }
 }
@@ -305,9 +305,9 @@ struct MQTTTLSTests {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(
             of: #""port": 1883,"#, with: #""port": \#(broker.port), "tls": { "caFile": "\#(broker.caFile)" },"#
         ))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
-        let sub = DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "--cafile", broker.caFile, "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
+        let sub = await DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "--cafile", broker.caFile, "-t", "switchboard/garage-pi/status", "-C", "1", "-W", "5"])
         #expect(sub.stdout == "online\n")
     }
 
@@ -320,11 +320,11 @@ struct MQTTTLSTests {
     @Test func aCommandOverTLSPerforms() async throws {
         let broker = try MosquittoBroker(tls: true)
         let daemon = try daemon(broker, caFile: broker.caFile)
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
-        let published = broker.publish(["--cafile", broker.caFile, "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
+        let published = await broker.publish(["--cafile", broker.caFile, "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
         #expect(published.status == 0, "\(published.stderr)")
-        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") })
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output porch: on") })
     }
 
     /// deploy/mosquitto as shipped (its TLS listener, password file and ACL, only moved to free
@@ -342,14 +342,14 @@ struct MQTTTLSTests {
             of: #""port": 1883,"#,
             with: #""port": \#(tlsPort), "username": "garage-pi", "passwordFile": "\#(daemon.directory)/mqtt-password", "tls": { "caFile": "\#(broker.caFile)" },"#
         ))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(tlsPort) as switchboard/garage-pi") }, "\(daemon.log)")
-        let published = DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(tlsPort), "--cafile", broker.caFile, "-u", "homeassistant", "-P", "ha-secret",
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(tlsPort) as switchboard/garage-pi") }, "\(daemon.log)")
+        let published = await DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(tlsPort), "--cafile", broker.caFile, "-u", "homeassistant", "-P", "ha-secret",
                                                                      "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
         #expect(published.status == 0, "\(published.stderr)")
-        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") })
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output porch: on") })
         // The plain listener answers on loopback only, and only to users with a password.
-        let anonymous = DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "switchboard/garage-pi/controls/porch/set", "-m", "OFF"])
+        let anonymous = await DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "switchboard/garage-pi/controls/porch/set", "-m", "OFF"])
         #expect(anonymous.status != 0)
     }
 
@@ -358,16 +358,16 @@ struct MQTTTLSTests {
         let other = NSTemporaryDirectory() + "switchboard-other-ca-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: other) }
-        let made = DaemonHarness.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=Another CA",
+        let made = await DaemonHarness.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=Another CA",
                                                           "-keyout", other + "/ca.key", "-out", other + "/ca.crt"])
         #expect(made.status == 0, "\(made.stderr)")
         let daemon = try daemon(broker, caFile: other + "/ca.crt")
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains(
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains(
             "A TLS error occurred.; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json "
                 + "is the CA that signed the broker's certificate, that the certificate names mqtt.host, and that mqtt.port is the broker's TLS listener (8883); "
                 + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason); retrying in") && daemon.log.contains("warning: mqtt: disconnected (MQTT mosquitto_") }, "\(daemon.log)")
         #expect(!daemon.log.contains("mqtt: connected"))
-        #expect(daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
+        #expect(await daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
     }
 }

@@ -27,7 +27,7 @@ struct MQTTFaultTests {
         // The commander keeps its session too: its results are queued for it while it is away.
         let commander = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/#", id: "fault-commander", cleanSession: false)
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await commander.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
 
         var random = SeededRandom(seed: 0xB20C)
@@ -58,7 +58,7 @@ struct MQTTFaultTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(answered.count == total, "transactions without a result: \(Set(0..<total).subtracting(answered).sorted().prefix(20)); the daemon's log ends:\n\(daemon.log.suffix(3000))")
-        let status = await daemon.cliInBackground(["status"])
+        let status = await daemon.cli(["status"])
         #expect(status.stdout.contains("output porch: \(last["porch"] == true ? "on" : "off")"))
         #expect(status.stdout.contains("output fan: \(last["fan"] == true ? "on" : "off")"))
 
@@ -77,15 +77,15 @@ struct MQTTFaultTests {
         let broker = try MosquittoBroker()
         let commander = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await commander.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
         #expect(await commander.waitFor("\(Self.base)/status") { $0.text == "offline" } != nil)
         // The broker keeps the node's session (cleanSession false, MQTT 3.1.1): the command waits there.
         commander.publish("\(Self.base)/controls/porch/set", "ON")
         try await Task.sleep(for: .milliseconds(200))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.cli(["status"]).stdout.contains("output porch: on") }, "\(daemon.log)")
+        try await daemon.start()
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output porch: on") }, "\(daemon.log)")
         #expect(daemon.log.contains("mqtt: porch ON performed"), "\(daemon.log)")
         #expect(!daemon.log.contains("protocol"))
     }
@@ -93,15 +93,15 @@ struct MQTTFaultTests {
     @Test func underMQTT5TheNodeSaysSuchCommandsAreLost() async throws {
         let broker = try MosquittoBroker()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port).replacingOccurrences(of: #""keepalive": 60,"#, with: #""keepalive": 60, "protocol": "5","#))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("warning: mqtt: with \"protocol\": \"5\" the broker ends this node's session when it disconnects (libmosquitto asks for no session expiry on an asynchronous connect), so QoS 1 commands sent while the node is away are lost; use \"protocol\": \"3.1.1\" to have them delivered when it returns") }, "\(daemon.log)")
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("warning: mqtt: with \"protocol\": \"5\" the broker ends this node's session when it disconnects (libmosquitto asks for no session expiry on an asynchronous connect), so QoS 1 commands sent while the node is away are lost; use \"protocol\": \"3.1.1\" to have them delivered when it returns") }, "\(daemon.log)")
     }
 
     @Test func sigkillDuringAThousandTogglesRestoresTheLastPublishedState() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/#")
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         var published: [String: Bool] = [:]
         for id in ["porch", "fan"] {
             let message = try #require(await observer.waitFor("\(Self.base)/controls/\(id)"))
@@ -122,7 +122,7 @@ struct MQTTFaultTests {
             let value = random.next() % 2 == 0
             observer.publish("\(Self.base)/controls/\(id)/set", #"{"value": \#(value), "transaction": \#(index)}"#)
             if index == killAt {
-                daemon.signal(SIGKILL)
+                await daemon.signal(SIGKILL)
                 inFlight = (id, value)
                 break
             }
@@ -142,15 +142,15 @@ struct MQTTFaultTests {
         #expect(saved.outputs[other] == published[other])
         #expect(saved.outputs[busy] == published[busy] || saved.outputs[busy] == busyValue)
 
-        try daemon.start()
-        let status = await daemon.cliInBackground(["status"])
+        try await daemon.start()
+        let status = await daemon.cli(["status"])
         #expect(status.stdout.contains("output \(other): \(published[other]! ? "on" : "off")"), "\(status.stdout)")
         // The in-flight command was either saved before the kill or is delivered on reconnect
         // (the node's session kept it): either way it ends applied.
         let deadline = ContinuousClock.now + .seconds(10)
         var final = ""
         while ContinuousClock.now < deadline {
-            final = await daemon.cliInBackground(["status"]).stdout
+            final = await daemon.cli(["status"]).stdout
             if final.contains("output \(busy): \(busyValue ? "on" : "off")") { break }
             try await Task.sleep(for: .milliseconds(50))
         }

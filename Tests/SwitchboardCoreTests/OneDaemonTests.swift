@@ -7,51 +7,51 @@ import Testing
 /// and leaves it serving.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct OneDaemonTests {
-    func second(_ first: DaemonHarness, stateDirectory: String, socket: String) -> (status: Int32, stderr: String) {
-        let result = ChildProcess.run(BuiltProducts.path(of: "switchboardd"), [
+    func second(_ first: DaemonHarness, stateDirectory: String, socket: String) async -> (status: Int32, stderr: String) {
+        let result = await ChildProcess.run(BuiltProducts.path(of: "switchboardd"), [
             "--config", first.configPath, "--state-dir", stateDirectory, "--socket", socket, "--simulate",
         ])
         return (result.status, result.stderr)
     }
 
-    @Test func aSecondDaemonOnTheSameStateDirectoryRefusesAndNamesTheFirst() throws {
+    @Test func aSecondDaemonOnTheSameStateDirectoryRefusesAndNamesTheFirst() async throws {
         let first = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try first.start()
-        #expect(first.cli(["on", "porch"]).status == 0)
-        let refused = second(first, stateDirectory: first.stateDirectory, socket: first.directory + "/other.sock")
+        try await first.start()
+        #expect(await first.cli(["on", "porch"]).status == 0)
+        let refused = await second(first, stateDirectory: first.stateDirectory, socket: first.directory + "/other.sock")
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("\(first.stateDirectory)/switchboardd.pid is held by another switchboardd (pid \(first.pid ?? 0)) serving this state directory; stop it first"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: first.directory + "/other.sock"))
-        #expect(first.cli(["status"]).stdout.contains("output porch: on"), "the first one serves on, its state untouched")
+        #expect(await first.cli(["status"]).stdout.contains("output porch: on"), "the first one serves on, its state untouched")
     }
 
-    @Test func aSecondDaemonOnTheSameSocketRefusesAndLeavesItServing() throws {
+    @Test func aSecondDaemonOnTheSameSocketRefusesAndLeavesItServing() async throws {
         let first = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try first.start()
-        let refused = second(first, stateDirectory: first.directory + "/other-state", socket: first.socketPath)
+        try await first.start()
+        let refused = await second(first, stateDirectory: first.directory + "/other-state", socket: first.socketPath)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("socket \(first.socketPath) is served by another switchboardd; stop it"), "\(refused.stderr)")
-        #expect(first.cli(["status"]).status == 0, "the socket is still the first daemon's")
+        #expect(await first.cli(["status"]).status == 0, "the socket is still the first daemon's")
     }
 
-    @Test func aSocketLeftByADeadDaemonIsReplaced() throws {
+    @Test func aSocketLeftByADeadDaemonIsReplaced() async throws {
         let first = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try first.start()
-        _ = first.signal(SIGKILL)
+        try await first.start()
+        _ = await first.signal(SIGKILL)
         #expect(FileManager.default.fileExists(atPath: first.socketPath), "kill -9 leaves the socket file")
-        try first.start()
-        #expect(first.cli(["status"]).status == 0)
+        try await first.start()
+        #expect(await first.cli(["status"]).status == 0)
         let attributes = try FileManager.default.attributesOfItem(atPath: first.socketPath)
         #expect((attributes[.posixPermissions] as? Int) == 0o660)
     }
 
-    @Test func aSimulatedPressHoldsAtMostAMinute() throws {
+    @Test func aSimulatedPressHoldsAtMostAMinute() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
-        let refused = daemon.cli(["button", "button", "--hold", "99999h"])
+        try await daemon.start()
+        let refused = await daemon.cli(["button", "button", "--hold", "99999h"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("a simulated press holds at most 1m, not 99999h"), "\(refused.stderr)")
-        #expect(daemon.cli(["status"]).status == 0)
+        #expect(await daemon.cli(["status"]).status == 0)
     }
 }
 
@@ -59,22 +59,22 @@ struct OneDaemonTests {
 @Suite struct VersionTests {
     /// The commit git names for this checkout, as the build records it: 12 hex digits, with
     /// "-modified" when tracked files differ from it; "unknown" where git cannot say.
-    static var checkoutCommit: String {
+    static func checkoutCommit() async -> String {
         let git = ["/usr/bin/git", "/bin/git"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let git else { return "unknown" }
-        let head = ChildProcess.run(git, ["-C", RepositoryFiles.root, "rev-parse", "--short=12", "HEAD"])
+        let head = await ChildProcess.run(git, ["-C", RepositoryFiles.root, "rev-parse", "--short=12", "HEAD"])
         guard head.status == 0 else { return "unknown" }
         let commit = head.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let clean = ChildProcess.run(git, ["-C", RepositoryFiles.root, "diff", "--quiet", "HEAD", "--"]).status == 0
+        let clean = await ChildProcess.run(git, ["-C", RepositoryFiles.root, "diff", "--quiet", "HEAD", "--"]).status == 0
         return clean ? commit : commit + "-modified"
     }
 
     @Test(arguments: ["switchboardd", "switchboard"])
-    func versionNamesTheCommitAndTheLibrariesOfThisBuild(_ program: String) {
-        let result = ChildProcess.run(BuiltProducts.path(of: program), ["--version"])
+    func versionNamesTheCommitAndTheLibrariesOfThisBuild(_ program: String) async {
+        let result = await ChildProcess.run(BuiltProducts.path(of: program), ["--version"])
         #expect(result.status == 0)
         #expect(result.stdout == Switchboard.versionLine(program: program) + "\n")
-        #expect(result.stdout.hasPrefix("\(program) \(Switchboard.version) (commit \(Self.checkoutCommit), "), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("\(program) \(Switchboard.version) (commit \(await Self.checkoutCommit()), "), "\(result.stdout)")
         #expect(result.stdout.contains(", libgpiod 1.6.") || result.stdout.contains(", libgpiod 2."), "\(result.stdout)")
         #expect(result.stdout.contains(", libmosquitto 2.0."))
     }

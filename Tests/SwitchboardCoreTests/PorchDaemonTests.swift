@@ -29,22 +29,22 @@ struct PorchDaemonTests {
     }
     """
 
-    func center(_ daemon: DaemonHarness) throws -> [String: ControlPresentation] {
-        Dictionary(uniqueKeysWithValues: try DaemonEndToEndTests().center(daemon).map { ($0.id ?? "", $0) })
+    func center(_ daemon: DaemonHarness) async throws -> [String: ControlPresentation] {
+        Dictionary(uniqueKeysWithValues: try await DaemonEndToEndTests().center(daemon).map { ($0.id ?? "", $0) })
     }
 
     /// Starts the daemon and waits until its Swift control has read the relay. (Its first render,
     /// as the configuration starts, comes before that configuration serves device calls, so
     /// the control shows stale until its first retry, a second later.)
-    func start(_ daemon: DaemonHarness) throws {
-        try daemon.start()
-        #expect(daemon.waitUntil { (try? center(daemon)["porch-placement"]?.stale) == false }, "\(daemon.log)")
+    func start(_ daemon: DaemonHarness) async throws {
+        try await daemon.start()
+        #expect(await daemon.waitUntil { (try? await center(daemon)["porch-placement"]?.stale) == false }, "\(daemon.log)")
     }
 
-    @Test func readmeExampleSwitchesTheRelayAndTheDaemonKeepsIt() throws {
+    @Test func readmeExampleSwitchesTheRelayAndTheDaemonKeepsIt() async throws {
         let daemon = try DaemonHarness(configuration: Self.configuration, program: "porch-daemon")
-        try start(daemon)
-        let before = try center(daemon)
+        try await start(daemon)
+        let before = try await center(daemon)
         #expect(before["porch-placement"] == ControlPresentation(
             id: "porch-placement", kind: "com.example.PorchLight", template: .toggle, space: .controlCenter, size: .medium,
             displayName: "Porch Light", title: "Porch Light", value: false, valueText: "Off",
@@ -52,52 +52,52 @@ struct PorchDaemonTests {
         ))
         #expect(before["porch-relay"]?.value == false)
 
-        let on = daemon.cli(["on", "porch-placement"])
+        let on = await daemon.cli(["on", "porch-placement"])
         #expect(on.status == 0, "\(on.stderr)")
         #expect(on.stdout == "porch-placement Porch Light On\n")
         // The hub changed: the output is on, and the devices.json control bound to the same
         // device reloaded to On, its auto-off running.
-        #expect(try DaemonEndToEndTests().outputs(daemon) == ["porch": true, "fan": false])
-        #expect(daemon.waitUntil { (try? center(daemon)["porch-relay"]?.value) == true })
-        let after = try center(daemon)
+        #expect(try await DaemonEndToEndTests().outputs(daemon) == ["porch": true, "fan": false])
+        #expect(await daemon.waitUntil { (try? await center(daemon)["porch-relay"]?.value) == true })
+        let after = try await center(daemon)
         #expect(after["porch-placement"]?.value == true)
         #expect(after["porch-placement"]?.symbol == "lightbulb.fill" && after["porch-placement"]?.tint == .yellow)
         #expect(after["porch-relay"]?.valueText == "On")
         #expect(after["porch-relay"]?.status?.hasPrefix("Off in ") == true, "\(String(describing: after["porch-relay"]))")
 
         // The journal has it: after kill -9 the relay comes back on (restore: last).
-        #expect(daemon.signal(SIGKILL) == 128 + SIGKILL)
-        try start(daemon)
-        #expect(try DaemonEndToEndTests().outputs(daemon) == ["porch": true, "fan": false])
-        let restarted = try center(daemon)
+        #expect(await daemon.signal(SIGKILL) == 128 + SIGKILL)
+        try await start(daemon)
+        #expect(try await DaemonEndToEndTests().outputs(daemon) == ["porch": true, "fan": false])
+        let restarted = try await center(daemon)
         #expect(restarted["porch-placement"]?.value == true)
         #expect(restarted["porch-relay"]?.value == true)
 
         // The other way: the devices.json control switches the device, and the Swift control,
         // whose provider reads it, follows.
-        #expect(daemon.cli(["off", "porch-relay"]).status == 0)
-        #expect(daemon.waitUntil { (try? center(daemon)["porch-placement"]?.value) == false })
-        #expect(try DaemonEndToEndTests().outputs(daemon) == ["porch": false, "fan": false])
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.cli(["off", "porch-relay"]).status == 0)
+        #expect(await daemon.waitUntil { (try? await center(daemon)["porch-placement"]?.value) == false })
+        #expect(try await DaemonEndToEndTests().outputs(daemon) == ["porch": false, "fan": false])
+        #expect(await daemon.signal(SIGTERM) == 0)
         #expect(daemon.log.contains("info: switchboardd stopped"))
     }
 
-    @Test func embeddingProgramTakesSwitchboarddsOptions() {
-        let help = ChildProcess.run(BuiltProducts.path(of: "porch-daemon"), ["--help"])
+    @Test func embeddingProgramTakesSwitchboarddsOptions() async {
+        let help = await ChildProcess.run(BuiltProducts.path(of: "porch-daemon"), ["--help"])
         #expect(help.status == 0)
         #expect(help.stdout == DaemonCommandLine(program: "porch-daemon", swiftKinds: ["com.example.PorchLight"]).usage + "\n")
         #expect(help.stdout.contains("\n  com.example.PorchLight\n"))
-        let version = ChildProcess.run(BuiltProducts.path(of: "porch-daemon"), ["--version"])
+        let version = await ChildProcess.run(BuiltProducts.path(of: "porch-daemon"), ["--version"])
         #expect(version.status == 0)
         #expect(version.stdout == Switchboard.versionLine(program: "porch-daemon") + "\n")
-        let wrong = ChildProcess.run(BuiltProducts.path(of: "porch-daemon"), ["--config"])
+        let wrong = await ChildProcess.run(BuiltProducts.path(of: "porch-daemon"), ["--config"])
         #expect(wrong.status == 2)
         #expect(wrong.stderr.hasPrefix("porch-daemon: --config needs a value\nusage: porch-daemon "), "\(wrong.stderr)")
     }
 
-    @Test func switchboarddWithoutTheBundleRefusesItsKind() throws {
+    @Test func switchboarddWithoutTheBundleRefusesItsKind() async throws {
         let daemon = try DaemonHarness(configuration: Self.configuration)
-        #expect(throws: HarnessError.self) { try daemon.start(timeout: .seconds(10)) }
+        await #expect(throws: HarnessError.self) { try await daemon.start(timeout: .seconds(10)) }
         #expect(daemon.log.contains("com.example.PorchLight"), "\(daemon.log)")
         #expect(daemon.log.contains("switchboardd did not start; nothing was changed"))
     }

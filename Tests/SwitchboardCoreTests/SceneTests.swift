@@ -31,35 +31,35 @@ struct SceneTests {
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light")
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
-        try daemon.start()
+        try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
-        #expect(daemon.cli(["on", "porch"]).status == 0)
-        #expect(daemon.cli(["on", "fan"]).status == 0)
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        #expect(await daemon.cli(["on", "fan"]).status == 0)
 
         observer.publish("\(Self.base)/controls/all-off/set", #"{"value": "PRESS", "transaction": "s1"}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/all-off/result", timeout: .seconds(15))?.text?.contains(#""outcome":"performed""#) == true)
-        let status = daemon.cli(["status"]).stdout
+        let status = await daemon.cli(["status"]).stdout
         #expect(status.contains("output porch: off") && status.contains("output fan: off"), "\(status)")
         #expect(bulb.commands.value == [#"{"state":"OFF"}"#])
 
-        #expect(daemon.cli(["on", "porch"]).status == 0)
-        let held = await daemon.cliInBackground(["button", "button", "--hold", "1s"])
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        let held = await daemon.cli(["button", "button", "--hold", "1s"])
         #expect(held.stdout.hasPrefix("hint: Hold for All Lights Off\nperformed: "), "\(held.stdout)")
         #expect(held.status == 0)
-        #expect(daemon.cli(["status"]).stdout.contains("output porch: off"))
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: off"))
     }
 
-    @Test func aPartialFailureSaysWhichDeviceDidWhat() throws {
+    @Test func aPartialFailureSaysWhichDeviceDidWhat() async throws {
         let daemon = try DaemonHarness(configuration: configuration(port: try MosquittoBroker.unusedPort()))
-        try daemon.start()
-        #expect(daemon.cli(["on", "porch"]).status == 0)
-        #expect(daemon.cli(["on", "fan"]).status == 0)
-        let pressed = daemon.cli(["press", "all-off"])
+        try await daemon.start()
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        #expect(await daemon.cli(["on", "fan"]).status == 0)
+        let pressed = await daemon.cli(["press", "all-off"])
         #expect(pressed.status == 1)
         // In devices.json's order of the devices: porch, fan, kitchen.
         #expect(pressed.stderr.hasPrefix(#"switchboard: control "all-off" failed: 1 of 3 devices failed: Porch Light: off; Attic Fan: off; Kitchen Light: Kitchen Light lives in another system and Switchboard is not connected to the MQTT broker since "#), "\(pressed.stderr)")
         #expect(pressed.stderr.hasSuffix("; nothing was sent\n"), "\(pressed.stderr)")
-        let status = daemon.cli(["status"]).stdout
+        let status = await daemon.cli(["status"]).stdout
         #expect(status.contains("output porch: off") && status.contains("output fan: off"), "the others were set: \(status)")
     }
 }

@@ -12,9 +12,9 @@ struct SocketLimitsTests {
         line.flatMap { try? JSONDecoder().decode(SocketReply.self, from: Data($0.utf8)) }
     }
 
-    @Test func connectionsPastTheUsersLimitAreRefusedWithAReason() throws {
+    @Test func connectionsPastTheUsersLimitAreRefusedWithAReason() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
+        try await daemon.start()
         // Sixteen connections, each served. The start's own CLI connection may still count
         // against the user for a moment after the CLI has gone (the daemon has not read its end
         // yet): a connection refused as busy meanwhile is opened again.
@@ -29,7 +29,7 @@ struct SocketLimitsTests {
             } else {
                 #expect(answer?.error?.code == "busy", "\(String(describing: answer))")
                 refusedWhileTheStartsConnectionLingered += 1
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(for: .milliseconds(50))
             }
         }
         #expect(held.count == 16)
@@ -41,12 +41,12 @@ struct SocketLimitsTests {
         #expect(seventeenth.readLine(timeout: .seconds(2)) == nil, "and closed")
 
         held.removeAll()
-        #expect(daemon.waitUntil { daemon.cli(["status"]).status == 0 })
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).status == 0 })
     }
 
-    @Test func runningOutOfFileDescriptorsNeverCrashesTheDaemon() throws {
+    @Test func runningOutOfFileDescriptorsNeverCrashesTheDaemon() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
+        try await daemon.start()
         // Leave the running daemon room for two descriptors more: a new descriptor takes the
         // lowest free number, and the kernel refuses one at or above the limit, so the limit is
         // the third free number (the daemon may have closed lower ones since it started).
@@ -59,7 +59,7 @@ struct SocketLimitsTests {
             number += 1
         }
         let limit = free[2]
-        #expect(ChildProcess.run("/usr/bin/prlimit", ["--pid", String(pid), "--nofile=\(limit)"]).status == 0)
+        #expect(await ChildProcess.run("/usr/bin/prlimit", ["--pid", String(pid), "--nofile=\(limit)"]).status == 0)
         var held: [RawSocketConnection] = []
         for _ in 0..<16 { if let connection = RawSocketConnection(path: daemon.socketPath) { held.append(connection) } }
         #expect(held.count == 16, "the kernel queues each connection until the daemon accepts it")
@@ -72,15 +72,15 @@ struct SocketLimitsTests {
             answered.append(answer)
         }
         #expect(answered.count < 16, "some connections found no descriptor left (descriptors \(open.sorted()) open, limit \(limit))")
-        #expect(daemon.waitUntil { daemon.log.contains("socket: no file descriptors left (Too many open files); accepting pauses 100 ms at a time until some are free") }, "\(daemon.log)")
+        #expect(await daemon.waitUntil { daemon.log.contains("socket: no file descriptors left (Too many open files); accepting pauses 100 ms at a time until some are free") }, "\(daemon.log)")
         #expect(daemon.pid.map { kill($0, 0) == 0 } == true, "still running")
         held.removeAll()
-        #expect(daemon.waitUntil { daemon.cli(["status"]).status == 0 }, "answers again once descriptors are free: \(daemon.log)")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).status == 0 }, "answers again once descriptors are free: \(daemon.log)")
     }
 
-    @Test func aLineTooLongGetsAReplyAndTheConnectionGoesOn() throws {
+    @Test func aLineTooLongGetsAReplyAndTheConnectionGoesOn() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
+        try await daemon.start()
         let connection = try #require(RawSocketConnection(path: daemon.socketPath))
         #expect(connection.send(String(repeating: "x", count: 70_000) + "\n"))
         let tooLong = reply(connection.readLine())
@@ -90,9 +90,9 @@ struct SocketLimitsTests {
         #expect(reply(connection.readLine())?.node == "garage-pi")
     }
 
-    @Test func aClientThatSendsWithoutReadingIsHeldBackByItsOwnSocket() throws {
+    @Test func aClientThatSendsWithoutReadingIsHeldBackByItsOwnSocket() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
+        try await daemon.start()
         let connection = try #require(RawSocketConnection(path: daemon.socketPath))
         _ = fcntl(connection.descriptor, F_SETFL, fcntl(connection.descriptor, F_GETFL) | O_NONBLOCK)
         let line = Array((#"{"op":"status"}"# + "\n").utf8)
@@ -104,6 +104,6 @@ struct SocketLimitsTests {
             if written > 0 { accepted += written } else { usleep(1000) }
         }
         #expect(accepted < 4 << 20, "the daemon stopped reading a client that does not read its replies: \(accepted) bytes taken")
-        #expect(daemon.cli(["status"]).status == 0, "and serves others meanwhile")
+        #expect(await daemon.cli(["status"]).status == 0, "and serves others meanwhile")
     }
 }

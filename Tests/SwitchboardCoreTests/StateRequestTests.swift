@@ -43,14 +43,18 @@ struct StateRequestTests {
         let (plug, answering) = try await plug(broker.port)
         defer { answering.cancel() }
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: true))
-        try daemon.start()
-        #expect(daemon.waitUntil(timeout: .seconds(15)) { daemon.cli(["status"]).stdout.contains("control plug Desk Plug On\n") }, "\(daemon.cli(["status"]).stdout)")
+        try await daemon.start()
+        var status = ""
+        #expect(await daemon.waitUntil(timeout: .seconds(15)) {
+            status = await daemon.cli(["status"]).stdout
+            return status.contains("control plug Desk Plug On\n")
+        }, "\(status)")
         #expect(plug.messages.filter { $0.topic == "cmnd/plug1/POWER" }.map(\.text) == [""], "one request, empty, as Tasmota reads it")
 
         broker.kill()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
         try broker.start()
-        #expect(daemon.waitUntil(timeout: .seconds(20)) { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
+        #expect(await daemon.waitUntil(timeout: .seconds(20)) { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
         #expect(await plug.received(2, on: "cmnd/plug1/POWER", timeout: .seconds(20)).count == 2, "asked again after the reconnect")
     }
 
@@ -59,10 +63,10 @@ struct StateRequestTests {
         let (plug, answering) = try await plug(broker.port)
         defer { answering.cancel() }
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: false))
-        try daemon.start()
-        #expect(daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
         try await Task.sleep(for: .seconds(1))
-        #expect(daemon.cli(["status"]).stdout.contains("control plug Desk Plug Off (stale): Desk Plug's state is not known: no state message on stat/plug1/POWER yet\n"))
+        #expect(await daemon.cli(["status"]).stdout.contains("control plug Desk Plug Off (stale): Desk Plug's state is not known: no state message on stat/plug1/POWER yet\n"))
         #expect(plug.messages.isEmpty)
     }
 }

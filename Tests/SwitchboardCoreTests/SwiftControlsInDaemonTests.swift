@@ -59,7 +59,7 @@ struct ChimeBundle: WidgetBundle {
 
 @Suite(.timeLimit(.minutes(1)))
 struct SystemdNotifyTests {
-    @Test func daemonTellsSystemdItIsReadyAndStopping() throws {
+    @Test func daemonTellsSystemdItIsReadyAndStopping() async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
         let path = daemon.directory + "/notify.sock"
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -76,9 +76,9 @@ struct SystemdNotifyTests {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
         }
-        try daemon.start(environment: ["NOTIFY_SOCKET": path])
+        try await daemon.start(environment: ["NOTIFY_SOCKET": path])
         #expect(receive() == "READY=1\nSTATUS=Serving garage-pi")
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
         #expect(receive() == "STOPPING=1")
     }
 }

@@ -8,29 +8,29 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct UnreadableStateTests {
     @Test(arguments: ["", "{\"version\":1,\"outputs\":{\"porch\":tr", "\u{0}\u{7f}garbage"])
-    func anUnreadableStateFileIsMovedAsideAndTheDaemonStarts(_ contents: String) throws {
+    func anUnreadableStateFileIsMovedAsideAndTheDaemonStarts(_ contents: String) async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
-        try daemon.start()
+        try await daemon.start()
         // The snapshot is written at a lock change; the porch light after it is in the journal.
-        #expect(daemon.cli(["lock"]).status == 0)
-        #expect(daemon.cli(["unlock"]).status == 0)
-        #expect(daemon.cli(["on", "porch"]).status == 0)
-        _ = daemon.signal(SIGKILL)
+        #expect(await daemon.cli(["lock"]).status == 0)
+        #expect(await daemon.cli(["unlock"]).status == 0)
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        _ = await daemon.signal(SIGKILL)
         let state = daemon.stateDirectory + "/state.json"
         try Data(contents.utf8).write(to: URL(fileURLWithPath: state))
 
-        try daemon.start()
+        try await daemon.start()
         #expect(daemon.log.contains("state: state file \(state) \(contents.isEmpty ? "is empty" : "is not a Switchboard state file")"))
         #expect(daemon.log.contains("started with outputs from the journal"))
         let aside = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory).filter { $0.hasPrefix("state.json.unreadable-") }
         #expect(aside.count == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/" + aside[0])) == Data(contents.utf8), "kept as it was")
-        let status = daemon.cli(["status"]).stdout
+        let status = await daemon.cli(["status"]).stdout
         #expect(status.hasPrefix("node garage-pi, locked\nwarning: state: state file \(state) "), "\(status)")
         #expect(status.contains("output porch: on"), "the journal still knew the porch light was on")
-        #expect(try DaemonEndToEndTests().outputs(daemon)["porch"] == true)
+        #expect(try await DaemonEndToEndTests().outputs(daemon)["porch"] == true)
         // The new state is readable again.
-        #expect(daemon.cli(["unlock"]).status == 0)
+        #expect(await daemon.cli(["unlock"]).status == 0)
         #expect(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: state))) is [String: Any])
     }
 }

@@ -57,12 +57,12 @@ struct KernelDaemonTests {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-daemon", mqttPort: broker.port), simulatedGPIO: false)
-        try daemon.start(timeout: .seconds(60))
+        try await daemon.start(timeout: .seconds(60))
         #expect(daemon.log.contains("GPIO through \(LibgpiodChip.libraryVersion)"), "the daemon says which libgpiod it uses")
         #expect(try chip.level(1) == false)
         #expect(try chip.level(5) == true, "the button's pull-up bias reached the line")
 
-        let on = await daemon.cliInBackground(["on", "porch"])
+        let on = await daemon.cli(["on", "porch"])
         #expect(on.status == 0 && on.stdout == "porch Porch Light On\n", "\(on)")
         #expect(try chip.level(1) == true)
 
@@ -88,24 +88,24 @@ struct KernelDaemonTests {
         #expect(try chip.level(1) == false)
         try chip.setPull(5, high: true)
         #expect(daemon.log.contains("Hold to Turn Off Porch Light"))
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
     }
 
     @Test func killAndRestartRestoresTheOutputs() async throws {
         let chip = try KernelSimulatedChip(label: "sb-restart", lineCount: 8, lineNames: [4: "fan"])
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-restart", mqttPort: nil), simulatedGPIO: false)
-        try daemon.start(timeout: .seconds(60))
-        #expect(await daemon.cliInBackground(["on", "porch"]).status == 0)
-        #expect(await daemon.cliInBackground(["on", "fan"]).status == 0)
+        try await daemon.start(timeout: .seconds(60))
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        #expect(await daemon.cli(["on", "fan"]).status == 0)
         #expect(try chip.level(1) == true && chip.level(4) == true)
 
-        daemon.signal(SIGKILL)
+        await daemon.signal(SIGKILL)
         // The kernel released the dead daemon's lines: gpio-sim drops them to their pull.
         #expect(try chip.level(1) == false && chip.level(4) == false)
-        try daemon.start(timeout: .seconds(60))
+        try await daemon.start(timeout: .seconds(60))
         #expect(try chip.level(1) == true, "porch restores its last value")
         #expect(try chip.level(4) == false, "the fan's restore policy is off")
-        let status = await daemon.cliInBackground(["status"])
+        let status = await daemon.cli(["status"])
         #expect(status.stdout.contains("output porch: on") && status.stdout.contains("output fan: off"), "\(status.stdout)")
     }
 }

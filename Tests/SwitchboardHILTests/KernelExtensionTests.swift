@@ -35,45 +35,45 @@ struct KernelExtensionTests {
     @Test func aSwiftIntentInAnExtensionMovesTheLine() async throws {
         let chip = try KernelSimulatedChip(label: "sb-extension", lineCount: 8)
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-extension"), simulatedGPIO: false)
-        try daemon.start(timeout: .seconds(60))
+        try await daemon.start(timeout: .seconds(60))
         #expect(daemon.log.contains("extension faulty: running (pid "), "\(daemon.log)")
         #expect(try chip.level(1) == false)
 
-        let added = await daemon.cliInBackground(["add", "test.porch", "--id", "swift-porch"])
+        let added = await daemon.cli(["add", "test.porch", "--id", "swift-porch"])
         #expect(added.status == 0, "\(added)")
-        let on = await daemon.cliInBackground(["on", "swift-porch"])
+        let on = await daemon.cli(["on", "swift-porch"])
         #expect(on.status == 0 && on.stdout == "swift-porch Porch On\n", "\(on)")
         #expect(try chip.level(1) == true, "the extension's intent moved the gpio-sim line")
 
         // Held on the Action button: the hint names what holding does, then the line goes off.
         try chip.setPull(5, high: false)
-        #expect(daemon.waitUntil(timeout: .seconds(30)) { daemon.log.contains("button button: performed: Off") }, "\(daemon.log)")
+        #expect(await daemon.waitUntil(timeout: .seconds(30)) { daemon.log.contains("button button: performed: Off") }, "\(daemon.log)")
         try chip.setPull(5, high: true)
         #expect(daemon.log.contains("button button: hint: Hold to Turn Off Porch"))
         #expect(try chip.level(1) == false)
 
         // The device it may not use stays where it was.
-        #expect(await daemon.cliInBackground(["add", "test.forbidden", "--id", "forbidden"]).status == 0)
-        let refused = await daemon.cliInBackground(["press", "forbidden"])
+        #expect(await daemon.cli(["add", "test.forbidden", "--id", "forbidden"]).status == 0)
+        let refused = await daemon.cli(["press", "forbidden"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains(#"extension "faulty" may not use device "garage"; devices.json allows it porch"#), "\(refused)")
         #expect(try chip.level(2) == false)
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
     }
 
     @Test func anExtensionRunsAsItsUserAndStillMovesTheLineThroughTheDaemon() async throws {
         let chip = try KernelSimulatedChip(label: "sb-ext-user", lineCount: 8)
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-ext-user", user: "nobody"), simulatedGPIO: false)
-        try daemon.start(timeout: .seconds(60))
+        try await daemon.start(timeout: .seconds(60))
         let pid = daemon.log.components(separatedBy: "extension faulty: running (pid ").dropFirst().first.flatMap { Int32($0.prefix { $0.isNumber }) }
         let status = pid.flatMap { try? String(contentsOfFile: "/proc/\($0)/status", encoding: .utf8) } ?? ""
         let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first.map(String.init)
         #expect(uid == String(getpwnam("nobody").pointee.pw_uid), "\(daemon.log)\n\(status)")
         // nobody may not open the chip: the line moves because the daemon moves it.
-        #expect(await daemon.cliInBackground(["add", "test.porch", "--id", "swift-porch"]).status == 0)
-        let on = await daemon.cliInBackground(["on", "swift-porch"])
+        #expect(await daemon.cli(["add", "test.porch", "--id", "swift-porch"]).status == 0)
+        let on = await daemon.cli(["on", "swift-porch"])
         #expect(on.status == 0, "\(on)")
         #expect(try chip.level(1) == true)
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
     }
 }

@@ -30,7 +30,7 @@ extension KernelHeaderTests {
             let board = try KernelPiBoard(layout)
             let header = try #require(board.header)
             let daemon = try DaemonHarness(configuration: Self.sample, simulatedGPIO: false)
-            try daemon.start(timeout: .seconds(60))
+            try await daemon.start(timeout: .seconds(60))
             #expect(daemon.log.contains(
                 "info: chips[0].chip: chip \"header\" is \(header.name) [\(layout.header.label)] (\(layout.header.lineCount) lines): \(layout.header)"
             ), "\(daemon.log)")
@@ -38,17 +38,17 @@ extension KernelHeaderTests {
             #expect(try header.level(17) == false && header.level(27) == false)
             #expect(try header.level(22) == true, "the garage opener is active low: off is high")
             #expect(try header.level(5) == true, "the Action button's pull-up reached the header")
-            #expect(await daemon.cliInBackground(["on", "porch"]).status == 0)
-            #expect(await daemon.cliInBackground(["on", "fan"]).status == 0)
+            #expect(await daemon.cli(["on", "porch"]).status == 0)
+            #expect(await daemon.cli(["on", "fan"]).status == 0)
             #expect(try header.level(17) == true, "porch is GPIO17")
             #expect(try header.level(27) == true, "the fan is GPIO27")
             for (chip, shape) in zip(board.others, layout.others) { try untouched(chip, lineCount: shape.lineCount) }
 
-            let check = await Task.detached { DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", Self.samplePath]) }.value
+            let check = await DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", Self.samplePath])
             #expect(check.status == 0, "\(check.stderr)")
             #expect(check.stdout.hasPrefix("chips[0].chip: chip \"header\" is \(header.name) [\(layout.header.label)]"), "\(check.stdout)")
             #expect(check.stderr == "")
-            #expect(daemon.signal(SIGTERM) == 0)
+            #expect(await daemon.signal(SIGTERM) == 0)
         }
 
         @Test func oldGpiochip0OnAPi5RunsWithAWarningInTheLogAndInCheck() async throws {
@@ -62,20 +62,20 @@ extension KernelHeaderTests {
                 here is \(header.name) [pinctrl-rp1] (54 lines), the Raspberry Pi 5 header (label pinctrl-rp1). For the header's pins \
                 write "chip": "header"
                 """
-            let check = await Task.detached { DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath]) }.value
+            let check = await DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath])
             #expect(check.status == 0, "\(check.stderr)")
             #expect(check.stderr == "switchboard: warning: \(warning)\n")
             #expect(check.stdout.hasSuffix("; 1 warning above\n"), "\(check.stdout)")
-            try daemon.start(timeout: .seconds(60))
+            try await daemon.start(timeout: .seconds(60))
             #expect(daemon.log.contains("warning: \(warning)"), "\(daemon.log)")
-            daemon.signal(SIGTERM)
+            await daemon.signal(SIGTERM)
         }
 
         @Test func headerLineTheChipLacksIsRefusedNamingTheHeader() async throws {
             let board = try KernelPiBoard(.pi5Launch)
             let header = try #require(board.header)
             let daemon = try DaemonHarness(configuration: Self.sample.replacingOccurrences(of: #""line": 27"#, with: #""line": 56"#), simulatedGPIO: false)
-            #expect(throws: HarnessError.self) { try daemon.start(timeout: .seconds(60)) }
+            await #expect(throws: HarnessError.self) { try await daemon.start(timeout: .seconds(60)) }
             #expect(daemon.log.contains(
                 "devices[1].gpio.line: 56 is out of range for \(header.name) (0…53); chip \"header\" is \(header.name) [pinctrl-rp1] (54 lines): the Raspberry Pi 5 header (label pinctrl-rp1)"
             ), "\(daemon.log)")

@@ -31,7 +31,7 @@ struct KernelInputDaemonTests {
 
     /// What the CLI shows of the contact (`switchboard center --json`).
     func shown(_ daemon: DaemonHarness) async -> String? {
-        let result = await daemon.cliInBackground(["center", "--json"])
+        let result = await daemon.cli(["center", "--json"])
         guard result.status == 0 else { return "center failed: \(result.stderr)" }
         return (try? JSONDecoder().decode([ControlPresentation].self, from: Data(result.stdout.utf8)))?.first { $0.id == "contact" }?.valueText
     }
@@ -50,7 +50,7 @@ struct KernelInputDaemonTests {
     @Test func theToggleFollowsTheContactsLineAndKeepsFollowingItAfterAReload() async throws {
         let chip = try KernelSimulatedChip(label: "sb-inputs", lineCount: 8)
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-inputs"), simulatedGPIO: false)
-        try daemon.start(timeout: .seconds(60))
+        try await daemon.start(timeout: .seconds(60))
         #expect(try chip.level(2) == true, "the contact's pull-up bias reached the line")
         #expect(await shown(daemon) == "Closed")
 
@@ -60,15 +60,15 @@ struct KernelInputDaemonTests {
         try chip.setPull(2, high: true)
         #expect(await waitUntilShown("Closed", daemon) == "Closed")
 
-        let refused = await daemon.cliInBackground(["on", "contact"])
+        let refused = await daemon.cli(["on", "contact"])
         #expect(refused.status == 1)
         #expect(refused.stderr == "switchboard: control \"contact\" failed: control: Garage Contact is an input: it can be read, not switched\n")
 
-        daemon.signal(SIGHUP)
-        #expect(daemon.waitUntil { daemon.log.contains("configuration 2 serving") }, "\(daemon.log)")
+        await daemon.signal(SIGHUP)
+        #expect(await daemon.waitUntil { daemon.log.contains("configuration 2 serving") }, "\(daemon.log)")
         #expect(!daemon.log.contains("could not start"), "\(daemon.log)")
         try chip.setPull(2, high: false)
         #expect(await waitUntilShown("Open", daemon) == "Open", "the reloaded configuration watches the line")
-        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
     }
 }

@@ -54,7 +54,7 @@ struct MQTTConnectionTests {
         while let event = await events.next(), event != .connected {}
 
         var messages = listener.messages.makeAsyncIterator()
-        #expect(broker.publish(["-t", "commands/porch", "-m", "TOGGLE"]).status == 0)
+        #expect(await broker.publish(["-t", "commands/porch", "-m", "TOGGLE"]).status == 0)
         #expect(try #require(await messages.next()).text == "TOGGLE")
         listener.stop()
     }

@@ -24,8 +24,8 @@ struct ShippedACLTests {
         return connection
     }
 
-    func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String) {
-        let published = broker.publish(["-u", user, "-P", Self.users[user]!, "-q", "1", "-t", topic, "-m", payload])
+    func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String) async {
+        let published = await broker.publish(["-u", user, "-P", Self.users[user]!, "-q", "1", "-t", topic, "-m", payload])
         #expect(published.status == 0, "mosquitto_pub as \(user): \(published.stderr)")
     }
 
@@ -34,13 +34,13 @@ struct ShippedACLTests {
         let node = try await client(broker, user: "garage-pi", filter: "switchboard/garage-pi/#")
         var messages = node.messages.makeAsyncIterator()
 
-        publish(broker, as: "homeassistant", "switchboard/garage-pi/controls/porch/set", "ON")
+        await publish(broker, as: "homeassistant", "switchboard/garage-pi/controls/porch/set", "ON")
         let command = try #require(await messages.next())
         #expect(command.topic == "switchboard/garage-pi/controls/porch/set" && command.text == "ON")
 
         // Home Assistant's lock is dropped by the broker; the admin's, sent after it, arrives.
-        publish(broker, as: "homeassistant", "switchboard/garage-pi/lock/set", "LOCKED")
-        publish(broker, as: "house-admin", "switchboard/garage-pi/lock/set", "UNLOCKED")
+        await publish(broker, as: "homeassistant", "switchboard/garage-pi/lock/set", "LOCKED")
+        await publish(broker, as: "house-admin", "switchboard/garage-pi/lock/set", "UNLOCKED")
         let lock = try #require(await messages.next())
         #expect(lock.topic == "switchboard/garage-pi/lock/set" && lock.text == "UNLOCKED")
         node.stop()
@@ -51,8 +51,8 @@ struct ShippedACLTests {
         let homeAssistant = try await client(broker, user: "homeassistant", filter: "switchboard/#")
         var messages = homeAssistant.messages.makeAsyncIterator()
 
-        publish(broker, as: "garage-pi", "switchboard/shed-pi/status", "online")
-        publish(broker, as: "garage-pi", "switchboard/garage-pi/status", "online")
+        await publish(broker, as: "garage-pi", "switchboard/shed-pi/status", "online")
+        await publish(broker, as: "garage-pi", "switchboard/garage-pi/status", "online")
         let status = try #require(await messages.next())
         #expect(status.topic == "switchboard/garage-pi/status" && status.text == "online")
         homeAssistant.stop()
@@ -126,13 +126,13 @@ struct ShippedACLMatrixTests {
         var messages = connection.messages.makeAsyncIterator()
         connection.start()
         #expect(await events.next() == .connected)
-        publish(broker, as: "observer", "switchboard/\(user)/sentinel", "ready")
+        await publish(broker, as: "observer", "switchboard/\(user)/sentinel", "ready")
         while let message = await messages.next(), message.text != "ready" {}
         return (connection, messages)
     }
 
-    func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String) {
-        let published = broker.publish(["-u", user, "-P", Self.password(user), "-q", "1", "-t", topic, "-m", payload])
+    func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String) async {
+        let published = await broker.publish(["-u", user, "-P", Self.password(user), "-q", "1", "-t", topic, "-m", payload])
         #expect(published.status == 0, "mosquitto_pub as \(user) to \(topic): \(published.stderr)")
     }
 
@@ -151,10 +151,10 @@ struct ShippedACLMatrixTests {
         var messages = iterator
         for role in Self.roles {
             for (name, topic) in Self.topics {
-                publish(broker, as: role, topic, "\(role) \(name)")
+                await publish(broker, as: role, topic, "\(role) \(name)")
             }
         }
-        publish(broker, as: "observer", "switchboard/observer/sentinel", "done")
+        await publish(broker, as: "observer", "switchboard/observer/sentinel", "done")
         let arrived = Set(await received(&messages).filter { !$0.hasPrefix("observer") })
         for role in Self.roles {
             let published = Set(Self.topics.map(\.name).filter { arrived.contains("\(role) \($0)") })
@@ -169,9 +169,9 @@ struct ShippedACLMatrixTests {
             let (connection, iterator) = try await client(broker, user: role, filters: Self.topics.map(\.topic))
             var messages = iterator
             for (name, topic) in Self.topics {
-                publish(broker, as: "observer", topic, name)
+                await publish(broker, as: "observer", topic, name)
             }
-            publish(broker, as: "observer", "switchboard/\(role)/sentinel", "done")
+            await publish(broker, as: "observer", "switchboard/\(role)/sentinel", "done")
             let read = Set(await received(&messages))
             #expect(read == Self.mayRead[role], "\(role) could read \(read.sorted())")
             connection.stop()
