@@ -182,8 +182,10 @@ extension ChipBehaviour {
         let window = bench.debounceWindow
         let accepted = Probe<[GPIOEdgeEvent]>([])
         try await withRunningService({ await input.run { edge in accepted.update { $0.append(edge) } } }) {
+            let started = ContinuousClock.now
             for level in [true, false, true, false, true] { try bench.drive(5, high: level) }
-            #expect(await accepted.wait { $0.count == 1 }?.map(\.value) == [true])
+            let chatter = ContinuousClock.now - started
+            #expect(await accepted.wait { !$0.isEmpty }?.map(\.value) == [true], "chatter driven in \(chatter), window \(window)")
             try bench.drive(5, high: false)
             try bench.drive(5, high: true)
             try? await Task.sleep(for: window * 2 + .milliseconds(100))
