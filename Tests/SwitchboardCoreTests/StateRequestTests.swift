@@ -58,6 +58,27 @@ struct StateRequestTests {
         #expect(await plug.received(2, on: "cmnd/plug1/POWER", timeout: .seconds(20)).count == 2, "asked again after the reconnect")
     }
 
+    @Test func aDeviceThatSubscribesAfterTheNodeAskedIsAskedAgain() async throws {
+        let broker = try MosquittoBroker()
+        let witness = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: true))
+        try await daemon.start()
+        #expect(await witness.received(1, on: "cmnd/plug1/POWER").count == 1, "the node asked at connect")
+        // The plug comes to the broker after that (as after a broker restart, when every client
+        // reconnects in its own time): it never heard the first request.
+        let (plug, answering) = try await plug(broker.port)
+        defer { answering.cancel() }
+        var status = ""
+        #expect(await daemon.waitUntil(timeout: .seconds(10)) {
+            status = await daemon.cli(["status"]).stdout
+            return status.contains("control plug Desk Plug On\n")
+        }, "\(status)")
+        #expect(daemon.log.contains("info: mqtt: no state yet from plug 2s after asking; asking again\n"), "\(daemon.log)")
+        try await Task.sleep(for: .seconds(3.5))
+        #expect(plug.messages.filter { $0.topic == "cmnd/plug1/POWER" }.map(\.text) == [""], "asked again once, then no more: it answered")
+        #expect(!daemon.log.contains("5s after asking"))
+    }
+
     @Test func withoutAStateRequestThePlugStaysStale() async throws {
         let broker = try MosquittoBroker()
         let (plug, answering) = try await plug(broker.port)

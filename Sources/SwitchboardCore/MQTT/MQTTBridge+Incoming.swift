@@ -142,6 +142,7 @@ extension MQTTBridge {
             }
             runtime.hub.setRemoteValue(device.id, value)
             confirmations.confirm(device.id, value: value)
+            state.withLock { _ = $0.unansweredStates.remove(device.id) }
         }
     }
 

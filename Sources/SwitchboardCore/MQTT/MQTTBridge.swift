@@ -32,7 +32,13 @@ public final class MQTTBridge: Sendable {
     let reassertRelease: CoalescedAction
     let reassertTarget: Locked<(@Sendable () -> Void)?>
 
+    /// Each (re)connect's state requests, as the instant they went out: the retries' schedule starts there.
+    let stateRequestRounds: AsyncStream<OffsetInstant>
+    let stateRequestRound: AsyncStream<OffsetInstant>.Continuation
+
     struct State {
+        /// Devices asked for their state at the last (re)connect that have not answered yet.
+        var unansweredStates: Set<String> = []
         /// What was last published per topic, to publish only changes.
         var published: [String: [UInt8]] = [:]
         /// Topic and reason pairs already logged as malformed (at most ``MQTTBridge/rejectionMemory``).
@@ -72,6 +78,7 @@ public final class MQTTBridge: Sendable {
         self.settings = settings
         self.log = log
         confirmations = StateConfirmations(clock: runtime.clock)
+        (stateRequestRounds, stateRequestRound) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         let topics = TopicContract(base: settings.baseTopic)
         self.topics = topics
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
@@ -182,6 +189,7 @@ public final class MQTTBridge: Sendable {
             group.addTask { await self.memoryRelease.run() }
             group.addTask { await self.diagnosticsRelease.run() }
             group.addTask { await self.reassertRelease.run() }
+            group.addTask { await self.serveStateRequestRetries() }
             group.addTask {
                 for await change in changes { await self.publish(change) }
             }
