@@ -76,6 +76,8 @@ let package = Package(
 
         // A control extension that misbehaves on demand, for the daemon's extension tests.
         .executableTarget(name: "faulty-extension", dependencies: ["ControlKit"], path: "Tests/Fixtures/FaultyExtension"),
+        // A control extension whose `@main` is a single control (`ControlWidget.main()`).
+        .executableTarget(name: "single-control", dependencies: ["ControlKit"], path: "Tests/Fixtures/SingleControl"),
 
         // Benchmarks: `swift run -c release switchboard-bench` (BENCHMARKS.md).
         .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting", "faulty-extension"]),
@@ -88,7 +90,7 @@ let package = Package(
 
         .testTarget(
             name: "ControlKitTests",
-            dependencies: ["ControlKit", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls"]
+            dependencies: ["ControlKit", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls", "single-control"]
         ),
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardTesting"]),

@@ -105,6 +105,7 @@ func describe(_ p: ControlPresentation) -> String {
     if let status = p.status { parts.append("— \(status)") }
     if p.stale { parts.append("(stale)") }
     if p.needsConfiguration { parts.append("(needs configuring)") }
+    if p.disabled { parts.append("(disabled)") }
     return parts.joined(separator: " ")
 }
 

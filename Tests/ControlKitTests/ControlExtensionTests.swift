@@ -12,6 +12,20 @@ import Testing
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
+    @Test func aSingleControlAsMainRunsAsABundleOfThatControl() async throws {
+        let gallery = await ChildProcess.run(BuiltProducts.path(of: "single-control"), ["--gallery"])
+        #expect(gallery.status == 0, "\(gallery.stderr)")
+        let reply = try JSONDecoder().decode(ControlReply.self, from: Data(gallery.stdout.utf8))
+        #expect(reply.gallery?.map(\.kind) == ["com.example.attic-fan"])
+        #expect(reply.gallery?.map(\.displayName) == ["Attic Fan Control"], "the bundle's name is the control type's")
+        let placed = await ChildProcess.run(BuiltProducts.path(of: "single-control"), [],
+            input: #"{"op":"place","kind":"com.example.attic-fan","id":"fan","call":1}"# + "\n")
+        #expect(placed.status == 0)
+        let answer = try JSONDecoder().decode(ControlReply.self, from: Data(try #require(placed.stdout.split(separator: "\n").first { $0.contains(#""call":1"#) }).utf8))
+        #expect(answer.presentation?.valueText == "Off")
+        #expect(answer.presentation?.actionHint == "Hold to Turn On Attic Fan")
+    }
+
     @Test func galleryFlagPrintsTheBundleInOrder() async throws {
         let lines = try await run(["--gallery"], input: [])
         let reply = try JSONDecoder().decode(ControlReply.self, from: Data(try #require(lines.first).utf8))

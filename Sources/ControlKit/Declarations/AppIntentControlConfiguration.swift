@@ -1,31 +1,47 @@
 /// A control that people configure with an intent's parameters: which light, which timer.
 ///
 /// Mirrors WidgetKit's `AppIntentControlConfiguration`. Each placement keeps its own configuration.
-public struct AppIntentControlConfiguration<Provider: AppIntentControlValueProvider, Content: ControlWidgetTemplate>: ControlWidgetConfiguration {
+/// With a value provider, the content closure gets the provider's value for the configured intent;
+/// without one, it gets the configured intent itself.
+public struct AppIntentControlConfiguration<Configuration: ControlConfigurationIntent, Content: ControlWidgetTemplate>: ControlWidgetConfiguration {
     /// The control's unique identifier.
     public let kind: String
-    let provider: Provider
-    let content: (Provider.Value) -> Content
+    let content: (RenderMode, Configuration) async throws -> Content
 
     /// A configurable control whose value comes from a provider given the configuration.
-    public init(
+    public init<Provider: AppIntentControlValueProvider>(
         kind: String,
         provider: Provider,
         @ControlWidgetTemplateBuilder content: @escaping (Provider.Value) -> Content
-    ) {
+    ) where Configuration == Provider.Configuration {
         self.kind = kind
-        self.provider = provider
-        self.content = content
+        self.content = { mode, intent in
+            switch mode {
+            case .preview: content(provider.previewValue(configuration: intent))
+            case .current: content(try await provider.currentValue(configuration: intent))
+            }
+        }
     }
 
-    /// A configurable control declared with its configuration intent's type.
-    public init(
+    /// A configurable control declared with its configuration intent's type and a provider.
+    public init<Provider: AppIntentControlValueProvider>(
         kind: String,
-        intent: Provider.Configuration.Type,
+        intent: Configuration.Type,
         provider: Provider,
         @ControlWidgetTemplateBuilder content: @escaping (Provider.Value) -> Content
-    ) {
+    ) where Configuration == Provider.Configuration {
         self.init(kind: kind, provider: provider, content: content)
+    }
+
+    /// A configurable control without a value provider: the content closure receives the
+    /// configured intent, for a preview and for the current value alike.
+    public init(
+        kind: String,
+        intent: Configuration.Type = Configuration.self,
+        @ControlWidgetTemplateBuilder content: @escaping (Configuration) -> Content
+    ) {
+        self.kind = kind
+        self.content = { _, intent in content(intent) }
     }
 
     public typealias Body = Never
@@ -36,16 +52,11 @@ extension AppIntentControlConfiguration: PrimitiveControlConfiguration {
     var isConfigurable: Bool { true }
 
     var parameters: [ControlParameter] {
-        get async { await ControlParameter.parameters(of: Provider.Configuration()) }
+        get async { await ControlParameter.parameters(of: Configuration()) }
     }
 
     func render(_ mode: RenderMode, configuration: [String: String]) async throws -> TemplateSnapshot {
-        let intent = try await Provider.Configuration.configured(with: configuration, kind: kind)
-        let value: Provider.Value
-        switch mode {
-        case .preview: value = provider.previewValue(configuration: intent)
-        case .current: value = try await provider.currentValue(configuration: intent)
-        }
-        return resolveTemplate(content(value))
+        let intent = try await Configuration.configured(with: configuration, kind: kind)
+        return resolveTemplate(try await content(mode, intent))
     }
 }

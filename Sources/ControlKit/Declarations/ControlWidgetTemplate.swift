@@ -70,6 +70,13 @@ extension ControlWidgetTemplate {
         ModifiedTemplate(base: self) { $0.tint = tint }
     }
 
+    /// Whether people can use the control: a disabled control still shows its value, marked
+    /// disabled, but every surface's request to perform it (the CLI, MQTT, Home Assistant, the
+    /// Action button) is refused with ``ControlError/Code/disabled`` and nothing runs.
+    public func disabled(_ disabled: Bool) -> ModifiedTemplate<Self> {
+        ModifiedTemplate(base: self) { $0.isDisabled = disabled }
+    }
+
     /// Redacts the control's value while Switchboard is locked.
     public func privacySensitive(_ sensitive: Bool = true) -> ModifiedTemplate<Self> {
         ModifiedTemplate(base: self) { $0.isPrivacySensitive = sensitive }

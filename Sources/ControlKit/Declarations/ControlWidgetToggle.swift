@@ -23,7 +23,18 @@ where Action.ValueType == Bool {
 }
 
 extension ControlWidgetToggle where Label == Text {
-    /// A toggle with a title and a value label built for each state.
+    /// A toggle titled with a string literal, and a value label built for each state.
+    public init(
+        _ titleKey: LocalizedStringKey,
+        isOn: Bool,
+        action: Action,
+        @ViewBuilder valueLabel: @escaping (Bool) -> ValueLabel
+    ) {
+        self.init(title: titleKey.key, isOn: isOn, action: action, valueLabel: valueLabel)
+    }
+
+    /// A toggle titled with a string resource, and a value label built for each state.
+    @_disfavoredOverload
     public init(
         _ title: LocalizedStringResource,
         isOn: Bool,
@@ -56,6 +67,25 @@ extension ControlWidgetToggle where Label == Text, ValueLabel == Image {
     public init<S: StringProtocol>(_ title: S, systemImage: String, isOn: Bool, action: Action) {
         self.init(title: String(title), isOn: isOn, action: action) { _ in Image(systemName: systemImage) }
     }
+}
+
+extension ControlWidgetToggle where ValueLabel == ControlWidgetToggleDefaultLabel {
+    /// A toggle whose title is a view, with the default value labels: "On" and "Off".
+    public init(isOn: Bool, action: Action, @ViewBuilder label: @escaping () -> Label) {
+        self.init(isOn: isOn, action: action, label: label) { _ in ControlWidgetToggleDefaultLabel() }
+    }
+}
+
+/// The value label of a ``ControlWidgetToggle`` made without one: "On" and "Off", with the
+/// control's symbol.
+///
+/// Mirrors WidgetKit's `ControlWidgetToggleDefaultLabel`; you do not create it yourself.
+public struct ControlWidgetToggleDefaultLabel: View {
+    public typealias Body = Never
+}
+
+extension ControlWidgetToggleDefaultLabel: _PrimitiveView {
+    func _resolve(into label: inout ResolvedLabel) {}
 }
 
 extension ControlWidgetToggle {

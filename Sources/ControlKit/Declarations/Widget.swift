@@ -27,13 +27,20 @@ public protocol WidgetBundle {
     init()
     /// The bundle's widgets and controls, listed in gallery order.
     @WidgetBundleBuilder var body: Body { get }
+    /// The default display name of the bundle's controls (a Switchboard addition, with a default).
+    nonisolated static var bundleDisplayName: String { get }
 }
 
 extension WidgetBundle {
     /// The bundle's name, the default display name of its controls: the type's name without a
     /// trailing "Bundle" or "Extension", in words ("ProductivityExtensionBundle" → "Productivity").
     nonisolated public static var bundleDisplayName: String {
-        var name = String(describing: Self.self)
+        bundleDisplayName(ofTypeNamed: String(describing: Self.self))
+    }
+
+    /// A type's name as a bundle's display name.
+    nonisolated static func bundleDisplayName(ofTypeNamed typeName: String) -> String {
+        var name = typeName
         for suffix in ["Bundle", "Extension"] where name.hasSuffix(suffix) && name.count > suffix.count {
             name.removeLast(suffix.count)
         }

@@ -12,6 +12,8 @@ public struct ControlSnapshot: Sendable, Hashable, Codable {
     public var tint: Color?
     public var privacySensitive: Bool
     public var standingStatus: String?
+    /// True when the template is disabled; absent otherwise.
+    public var disabled: Bool?
     /// The intent's title and policy.
     public var actionTitle: String
     public var authenticationPolicy: IntentAuthenticationPolicy
@@ -32,6 +34,7 @@ public struct ControlSnapshot: Sendable, Hashable, Codable {
         tint = snapshot.tint
         privacySensitive = snapshot.isPrivacySensitive
         standingStatus = snapshot.standingStatus
+        disabled = snapshot.isDisabled ? true : nil
         actionTitle = snapshot.action.title
         authenticationPolicy = snapshot.action.authenticationPolicy
         opensTarget = snapshot.action.opensTarget
@@ -45,6 +48,7 @@ public struct ControlSnapshot: Sendable, Hashable, Codable {
         }
         return TemplateSnapshot(
             title: title, style: style, tint: tint, isPrivacySensitive: privacySensitive, standingStatus: standingStatus,
+            isDisabled: disabled ?? false,
             action: ControlAction(title: actionTitle, authenticationPolicy: authenticationPolicy, opensTarget: opensTarget, perform: perform)
         )
     }

@@ -10,7 +10,7 @@ extension ControlCenter {
     ///   - locked: the lock state to decide by: the one when the request arrived, for a request
     ///     that waited its turn (an unlock does not let through what arrived while locked); nil
     ///     for the lock state now.
-    /// - Throws: ``ControlError``: unknown placement, needs configuration, wrong request,
+    /// - Throws: ``ControlError``: unknown placement, needs configuration, disabled, wrong request,
     ///   authentication required, unavailable, or `.performFailed` with what `perform()` threw.
     public func perform(_ id: String, _ request: ControlRequest, authenticated: Bool = false, locked: Bool? = nil) async throws -> PerformOutcome {
         await acquirePerformTurn(id)
@@ -24,6 +24,9 @@ extension ControlCenter {
         }
         guard let snapshot = control.snapshot else {
             throw ControlError(.unavailable, kind: kind, placement: id, detail: "its value could not be loaded; it is retried with backoff")
+        }
+        if snapshot.isDisabled {
+            throw ControlError(.disabled, kind: kind, placement: id, detail: "its template is disabled for now (disabled(true)); nothing was done")
         }
         let newValue = try requestedValue(request, for: snapshot, id: id)
         if snapshot.action.authenticationPolicy.requiresAuthentication, locked ?? isLocked, !authenticated {

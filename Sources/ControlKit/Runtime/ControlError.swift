@@ -23,6 +23,9 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case unavailable
         /// The request waited for its turn longer than its deadline and was dropped, not performed.
         case expired
+        /// The control's template is disabled (`disabled(true)`): it does not perform until its
+        /// template enables it again.
+        case disabled
     }
 
     /// What went wrong.
@@ -54,6 +57,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case .performFailed: return "\(subject) failed: \(detail)"
         case .unavailable: return "\(subject) is unavailable: \(detail)"
         case .expired: return "\(subject): too late: \(detail)"
+        case .disabled: return "\(subject) is disabled: \(detail)"
         }
     }
 }

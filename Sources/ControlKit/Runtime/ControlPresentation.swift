@@ -32,11 +32,14 @@ public struct ControlPresentation: Sendable, Hashable, Codable {
     public var needsConfiguration: Bool
     /// Switchboard is locked and the control is privacy-sensitive: its value is hidden.
     public var redacted: Bool
+    /// The control's template is disabled: it shows, but does not perform.
+    public var disabled: Bool
 
     public init(
         id: String?, kind: String, template: ControlTemplateKind?, space: ControlSpace, size: ControlSize?,
         displayName: String, title: String?, value: Bool?, valueText: String?, symbol: String?, tint: Color?,
-        status: String?, actionHint: String?, stale: Bool = false, needsConfiguration: Bool = false, redacted: Bool = false
+        status: String?, actionHint: String?, stale: Bool = false, needsConfiguration: Bool = false, redacted: Bool = false,
+        disabled: Bool = false
     ) {
         self.id = id
         self.kind = kind
@@ -54,11 +57,36 @@ public struct ControlPresentation: Sendable, Hashable, Codable {
         self.stale = stale
         self.needsConfiguration = needsConfiguration
         self.redacted = redacted
+        self.disabled = disabled
     }
 
     enum CodingKeys: String, CodingKey {
         case id, kind, template, space, size, displayName, title, value, valueText, symbol, tint, status, actionHint
-        case stale, needsConfiguration, redacted
+        case stale, needsConfiguration, redacted, disabled
+    }
+
+    /// Decodes a presentation; `disabled` may be absent (a node of an earlier version).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decodeIfPresent(String.self, forKey: .id),
+            kind: try container.decode(String.self, forKey: .kind),
+            template: try container.decodeIfPresent(ControlTemplateKind.self, forKey: .template),
+            space: try container.decode(ControlSpace.self, forKey: .space),
+            size: try container.decodeIfPresent(ControlSize.self, forKey: .size),
+            displayName: try container.decode(String.self, forKey: .displayName),
+            title: try container.decodeIfPresent(String.self, forKey: .title),
+            value: try container.decodeIfPresent(Bool.self, forKey: .value),
+            valueText: try container.decodeIfPresent(String.self, forKey: .valueText),
+            symbol: try container.decodeIfPresent(String.self, forKey: .symbol),
+            tint: try container.decodeIfPresent(Color.self, forKey: .tint),
+            status: try container.decodeIfPresent(String.self, forKey: .status),
+            actionHint: try container.decodeIfPresent(String.self, forKey: .actionHint),
+            stale: try container.decode(Bool.self, forKey: .stale),
+            needsConfiguration: try container.decode(Bool.self, forKey: .needsConfiguration),
+            redacted: try container.decode(Bool.self, forKey: .redacted),
+            disabled: try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+        )
     }
 
     /// Encodes every field, nil ones as `null`, so that consumers see a stable set of keys.
@@ -80,5 +108,6 @@ public struct ControlPresentation: Sendable, Hashable, Codable {
         try container.encode(stale, forKey: .stale)
         try container.encode(needsConfiguration, forKey: .needsConfiguration)
         try container.encode(redacted, forKey: .redacted)
+        try container.encode(disabled, forKey: .disabled)
     }
 }

@@ -63,7 +63,7 @@ public enum PresentationRules {
             space: placement.space, size: placement.size, displayName: displayName,
             title: snapshot.title, value: snapshot.isOn, valueText: nil, symbol: label.symbol,
             tint: nil, status: (showsStatus ? statusLabel.status : nil) ?? snapshot.standingStatus,
-            actionHint: actionHint(for: snapshot), stale: stale
+            actionHint: actionHint(for: snapshot), stale: stale, disabled: snapshot.isDisabled
         )
         switch snapshot.style {
         case .toggle(let isOn, _, let off):

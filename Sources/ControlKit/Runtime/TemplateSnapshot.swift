@@ -20,16 +20,20 @@ public struct TemplateSnapshot: Sendable {
     /// Switchboard addition for states with a time limit ("Off in 9:41"). A momentary status from
     /// `controlWidgetStatus` shows in its place during its window.
     public var standingStatus: String?
+    /// Whether `disabled(true)` was applied: the control shows, but does not perform.
+    public var isDisabled: Bool
     /// The control's action.
     public var action: ControlAction
 
     /// Creates a snapshot; used by the templates and by controls declared in devices.json.
-    public init(title: String, style: Style, tint: Color? = nil, isPrivacySensitive: Bool = false, standingStatus: String? = nil, action: ControlAction) {
+    public init(title: String, style: Style, tint: Color? = nil, isPrivacySensitive: Bool = false, standingStatus: String? = nil,
+                isDisabled: Bool = false, action: ControlAction) {
         self.title = title
         self.style = style
         self.tint = tint
         self.isPrivacySensitive = isPrivacySensitive
         self.standingStatus = standingStatus
+        self.isDisabled = isDisabled
         self.action = action
     }
 

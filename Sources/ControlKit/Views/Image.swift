@@ -9,6 +9,10 @@ public struct Image: View, Sendable, Hashable {
     /// Creates an image of the named system symbol.
     public init(systemName: String) { self.systemName = systemName }
 
+    /// Creates an image from the app's assets: on a board, whose controls have no asset catalog,
+    /// the name is kept as the symbol's.
+    public init(_ name: String) { self.systemName = name }
+
     public typealias Body = Never
 }
 

@@ -4,6 +4,10 @@ public struct Text: View, Sendable, Hashable {
     public let content: String
 
     /// Creates a text from a literal or interpolated string.
+    public init(_ key: LocalizedStringKey) { content = key.key }
+
+    /// Creates a text from a string resource.
+    @_disfavoredOverload
     public init(_ resource: LocalizedStringResource) { content = resource.key }
 
     /// Creates a text from any string value.

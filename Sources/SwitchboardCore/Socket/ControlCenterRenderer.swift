@@ -61,7 +61,7 @@ public struct ControlCenterRenderer: Sendable {
         let glyph = colored(Self.glyph(for: p.symbol), p.tint)
         var body: [String] = []
         let value = p.redacted ? "••••" : (p.needsConfiguration ? "Configure…" : (p.valueText ?? ""))
-        let marks = (p.stale ? " ⚠" : "")
+        let marks = (p.stale ? " ⚠" : "") + (p.disabled ? " ⊘" : "")
         switch p.size {
         case .small?, nil:
             body = [center(glyph, inner) ]
