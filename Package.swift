@@ -76,6 +76,8 @@ let package = Package(
 
         // A control extension that misbehaves on demand, for the daemon's extension tests.
         .executableTarget(name: "faulty-extension", dependencies: ["ControlKit"], path: "Tests/Fixtures/FaultyExtension"),
+        // A daemon embedding a bundle whose control takes push reloads (`ControlPushHandler`).
+        .executableTarget(name: "push-daemon", dependencies: ["ControlKit", "SwitchboardCore"], path: "Tests/Fixtures/PushDaemon"),
         // A control extension whose `@main` is a single control (`ControlWidget.main()`).
         .executableTarget(name: "single-control", dependencies: ["ControlKit"], path: "Tests/Fixtures/SingleControl"),
 
@@ -98,7 +100,7 @@ let package = Package(
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "home-controls", "porch-daemon"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "home-controls", "porch-daemon", "push-daemon"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

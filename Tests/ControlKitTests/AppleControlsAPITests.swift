@@ -119,6 +119,11 @@ struct ChooseRoom: ControlConfigurationIntent {
     @Parameter(title: "Room", default: "Hall") var room: String
 }
 
+struct ChooseFloor: ControlConfigurationIntent {
+    static let title: LocalizedStringResource = "Choose Floor"
+    @Parameter(title: "Floor", default: 0) var floor: Int
+}
+
 /// `AppIntentControlConfiguration(kind:intent:content:)`: no provider, the content gets the intent.
 struct RoomLight: ControlWidget {
     var body: some ControlWidgetConfiguration {
@@ -127,6 +132,31 @@ struct RoomLight: ControlWidget {
                 Label("\(configuration.room) Light", systemImage: "lightbulb")
             }
         }
+    }
+}
+
+/// What ``RoomTokens`` was told, call by call: "token=room" per control.
+let roomTokensTold = Probe<[[String]]>([])
+
+struct RoomTokens: ControlPushHandler {
+    func pushTokensDidChange(controls: [ControlInfo]) {
+        let told = controls.map { control in
+            let token = control.pushInfo.map { String(decoding: $0.token, as: UTF8.self) } ?? "none"
+            return token + "=" + (control.configurationIntent(of: ChooseRoom.self)?.room ?? "none")
+        }
+        roomTokensTold.update { $0.append(told) }
+    }
+}
+
+/// A configurable control that opts into push reloads.
+struct PushedRoomLight: ControlWidget {
+    var body: some ControlWidgetConfiguration {
+        AppIntentControlConfiguration(kind: "com.example.pushed-room", intent: ChooseRoom.self) { configuration in
+            ControlWidgetButton(action: OpenTrunkIntent()) {
+                Label("\(configuration.room) Light", systemImage: "lightbulb")
+            }
+        }
+        .pushHandler(RoomTokens.self)
     }
 }
 
@@ -214,6 +244,27 @@ struct AppleControlsAPITests {
         let reconfigured = try await center.configure("placed", configuration: ["room": "Attic"])
         #expect(reconfigured.title == "Attic Light")
         #expect(try await center.parameters(ofKind: "com.example.room-light").map(\.name) == ["room"])
+    }
+
+    @Test func pushHandlerIsToldItsControlsTokensAsTheyArePlacedConfiguredAndRemoved() async throws {
+        roomTokensTold.update { $0 = [] }
+        let center = ControlCenter()
+        try await center.register([ControlDefinition(PushedRoomLight.self), ControlDefinition(RoomLight.self)])
+        try await center.place(kind: "com.example.pushed-room", in: .controlCenter, configuration: ["room": "Porch"], id: "porch")
+        try await center.place(kind: "com.example.room-light", in: .controlCenter, configuration: ["room": "Shed"], id: "plain")
+        try await center.place(kind: "com.example.pushed-room", in: .controlCenter, configuration: ["room": "Attic"], id: "attic")
+        try await center.configure("porch", configuration: ["room": "Hall"])
+        try await center.remove("attic")
+        #expect(roomTokensTold.value == [["porch=Porch"], ["porch=Porch", "attic=Attic"], ["porch=Hall", "attic=Attic"], ["porch=Hall"]],
+                "every change, with all its controls; never the control without a handler")
+
+        let current = try await center.currentControls()
+        #expect(current.map(\.placement.id) == ["porch", "plain"])
+        #expect(current.map { $0.pushInfo.map { String(decoding: $0.token, as: UTF8.self) } } == ["porch", nil])
+        #expect(current.map { $0.configurationIntent(of: ChooseRoom.self)?.room } == ["Hall", "Shed"])
+        #expect(current[0].configurationIntent(of: ChooseFloor.self) == nil, "an intent of another type is nil")
+        #expect(await center.reload(placement: "porch"))
+        #expect(await !center.reload(placement: "attic"), "removed: nothing to reload")
     }
 
     @Test func presentationsFromAnEarlierNodeWithoutDisabledStillDecode() throws {

@@ -74,18 +74,19 @@ struct ShippedACLMatrixTests {
         ("lock", "switchboard/garage-pi/lock"),
         ("lock/set", "switchboard/garage-pi/lock/set"),
         ("reload", "switchboard/garage-pi/reload"),
+        ("push", "switchboard/garage-pi/push/porch"),
         ("discovery", "homeassistant/switch/garage-pi/porch/config"),
         ("ha-status", "homeassistant/status"),
         ("other-node", "switchboard/shed-pi/status"),
         ("z2m-state", "zigbee2mqtt/garage-door"),
         ("z2m-set", "zigbee2mqtt/garage-door/set"),
     ]
-    static let ownBase = ["status", "presentation", "set", "result", "configure", "lock", "lock/set", "reload"]
+    static let ownBase = ["status", "presentation", "set", "result", "configure", "lock", "lock/set", "reload", "push"]
     /// Who may publish each topic class.
     static let mayPublish: [String: Set<String>] = [
         "garage-pi": Set(ownBase + ["discovery", "z2m-set"]),
         "shed-pi": ["other-node"],
-        "homeassistant": ["set", "configure", "reload", "discovery", "ha-status"],
+        "homeassistant": ["set", "configure", "reload", "push", "discovery", "ha-status"],
         "house-admin": ["lock/set"],
         "zigbee2mqtt": ["discovery", "ha-status", "z2m-state", "z2m-set"],
         "guest": [],

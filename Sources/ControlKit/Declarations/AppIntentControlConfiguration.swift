@@ -6,7 +6,7 @@
 public struct AppIntentControlConfiguration<Configuration: ControlConfigurationIntent, Content: ControlWidgetTemplate>: ControlWidgetConfiguration {
     /// The control's unique identifier.
     public let kind: String
-    let content: (RenderMode, Configuration) async throws -> Content
+    let content: @MainActor (RenderMode, Configuration) async throws -> Content
 
     /// A configurable control whose value comes from a provider given the configuration.
     public init<Provider: AppIntentControlValueProvider>(
@@ -57,6 +57,8 @@ extension AppIntentControlConfiguration: PrimitiveControlConfiguration {
 
     func render(_ mode: RenderMode, configuration: [String: String]) async throws -> TemplateSnapshot {
         let intent = try await Configuration.configured(with: configuration, kind: kind)
-        return resolveTemplate(try await content(mode, intent))
+        var snapshot = resolveTemplate(try await content(mode, intent))
+        snapshot.configurationIntent = intent
+        return snapshot
     }
 }

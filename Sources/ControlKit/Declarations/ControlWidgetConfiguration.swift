@@ -58,6 +58,7 @@ struct ConfigurationTraits: Sendable {
     var displayName: String?
     var description: String?
     var promptsForUserConfiguration = false
+    var pushHandler: ControlPushHandlerType?
 }
 
 /// A configuration the runtime can render.

@@ -139,6 +139,7 @@ public actor ControlCenter {
         placementOrder.append(id)
         // A provider that fails now (a device not reachable yet) is retried, as after a reload.
         if await refresh(id) == .failed { scheduleRetry(of: kind) }
+        tellPushHandler(ofKind: kind)
         return placed[id]?.presentation ?? compose(id)
     }
 
@@ -152,14 +153,16 @@ public actor ControlCenter {
         placed[id]?.snapshot = nil
         placed[id]?.needsConfiguration = false
         if await refresh(id) == .failed { scheduleRetry(of: current.placement.kind) }
+        tellPushHandler(ofKind: current.placement.kind)
         return placed[id]?.presentation ?? compose(id)
     }
 
     /// Removes a placed control.
     public func remove(_ id: String) throws {
-        guard placed.removeValue(forKey: id) != nil else { throw unknownPlacement(id) }
+        guard let removed = placed.removeValue(forKey: id) else { throw unknownPlacement(id) }
         placementOrder.removeAll { $0 == id }
         observers.yield(.removed(id: id))
+        tellPushHandler(ofKind: removed.placement.kind)
     }
 
     /// One placement, if it exists.
@@ -179,7 +182,30 @@ public actor ControlCenter {
 
     /// The placed controls. Mirrors `ControlCenter.currentControls()`.
     public func currentControls() async throws -> [ControlInfo] {
-        placements.map { ControlInfo(kind: $0.kind, placement: $0) }
+        placementOrder.compactMap(info)
+    }
+
+    /// Reloads one placed control, as a push to its token does; false if nothing is placed as `id`.
+    @discardableResult
+    public func reload(placement id: String) async -> Bool {
+        guard let kind = placed[id]?.placement.kind else { return false }
+        if await refresh(id) == .failed { scheduleRetry(of: kind) }
+        return true
+    }
+
+    private func info(_ id: String) -> ControlInfo? {
+        guard let control = placed[id] else { return nil }
+        let pushes = definitions[control.placement.kind]?.pushHandler != nil
+        return ControlInfo(kind: control.placement.kind, placement: control.placement,
+                           pushInfo: pushes ? ControlPushInfo(placement: id) : nil, configuration: control.snapshot?.configurationIntent)
+    }
+
+    /// Tells the push handler that `kind`'s configuration names, if any, about every placed control
+    /// that names the same handler.
+    private func tellPushHandler(ofKind kind: String) {
+        guard let handler = definitions[kind]?.pushHandler else { return }
+        let controls = placementOrder.filter { placed[$0].flatMap { definitions[$0.placement.kind]?.pushHandler } == handler }
+        handler.tell(controls.compactMap(info))
     }
 
     /// The configuration parameters of a kind, with their choices ("which light").

@@ -18,6 +18,8 @@ public struct ControlDefinition: Sendable {
     public let promptsForUserConfiguration: Bool
     /// Whether the control has configuration parameters.
     public let isConfigurable: Bool
+    /// The push handler its configuration names, if any.
+    public let pushHandler: ControlPushHandlerType?
     private let loadParameters: @Sendable () async -> [ControlParameter]
     private let renderTemplate: @Sendable (Mode, [String: String]) async throws -> TemplateSnapshot
 
@@ -28,6 +30,7 @@ public struct ControlDefinition: Sendable {
         description: String?,
         promptsForUserConfiguration: Bool = false,
         isConfigurable: Bool,
+        pushHandler: ControlPushHandlerType? = nil,
         parameters: @escaping @Sendable () async -> [ControlParameter],
         render: @escaping @Sendable (Mode, [String: String]) async throws -> TemplateSnapshot
     ) {
@@ -36,6 +39,7 @@ public struct ControlDefinition: Sendable {
         self.description = description
         self.promptsForUserConfiguration = promptsForUserConfiguration
         self.isConfigurable = isConfigurable
+        self.pushHandler = pushHandler
         self.loadParameters = parameters
         self.renderTemplate = render
     }
@@ -51,6 +55,7 @@ public struct ControlDefinition: Sendable {
             description: traits.description,
             promptsForUserConfiguration: traits.promptsForUserConfiguration,
             isConfigurable: configuration.isConfigurable,
+            pushHandler: traits.pushHandler,
             parameters: { @MainActor in await resolveConfiguration(Control().body).parameters },
             render: { @MainActor mode, values in
                 try await resolveConfiguration(Control().body).render(mode, configuration: values)

@@ -49,10 +49,38 @@ public struct ControlPlacement: Sendable, Hashable, Codable, Identifiable {
     }
 }
 
-/// What the runtime's ``ControlCenter/currentControls()`` reports for each placed control.
+/// What the runtime's ``ControlCenter/currentControls()`` reports for each placed control, and what
+/// a ``ControlPushHandler`` is told. Mirrors WidgetKit's `ControlInfo`.
 public struct ControlInfo: Sendable, Hashable {
     /// The control's kind.
     public var kind: String
     /// The placement.
     public var placement: ControlPlacement
+    /// The control's push token, if its configuration names a push handler.
+    public var pushInfo: ControlPushInfo?
+    /// The configured intent of its last render, for a configurable control.
+    let configuration: (any ControlConfigurationIntent)?
+
+    init(kind: String, placement: ControlPlacement, pushInfo: ControlPushInfo?, configuration: (any ControlConfigurationIntent)?) {
+        self.kind = kind
+        self.placement = placement
+        self.pushInfo = pushInfo
+        self.configuration = configuration
+    }
+
+    /// The control's configuration intent with the values chosen for this placement, or nil for a
+    /// control that is not configurable (or not rendered yet), or whose intent is of another type.
+    public func configurationIntent<Intent: ControlConfigurationIntent>(of intentType: Intent.Type = Intent.self) -> Intent? {
+        configuration as? Intent
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.kind == rhs.kind && lhs.placement == rhs.placement && lhs.pushInfo == rhs.pushInfo
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(placement)
+        hasher.combine(pushInfo)
+    }
 }

@@ -22,6 +22,8 @@ public struct TemplateSnapshot: Sendable {
     public var standingStatus: String?
     /// Whether `disabled(true)` was applied: the control shows, but does not perform.
     public var isDisabled: Bool
+    /// The configured intent this render used, for a configurable control.
+    var configurationIntent: (any ControlConfigurationIntent)?
     /// The control's action.
     public var action: ControlAction
 

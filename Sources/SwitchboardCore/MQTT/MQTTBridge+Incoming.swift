@@ -14,6 +14,11 @@ extension MQTTBridge {
             guard !message.retain else { return reject(message, "a retained reload request") }
             guard let kind = message.text, message.payload.count <= CommandPayload.maximumSize else { return reject(message, CommandPayload.Rejection.notUTF8.rawValue) }
             await runtime.center.reload(kind: kind.isEmpty ? nil : kind)
+        } else if let token = topics.pushToken(in: message.topic) {
+            guard !message.retain else { return reject(message, "a retained push: a push reloads a control once; clear it with mosquitto_pub -r -n -t \(message.topic)") }
+            guard await runtime.center.reload(placement: token) else {
+                return reject(message, "no placed control has the push token \"\(token)\" (a token is a placement's id: switchboard status lists them)")
+            }
         } else if message.topic == topics.lockSet {
             await handleLock(message)
         } else if let discovery, message.topic == discovery.prefix + "/status" {

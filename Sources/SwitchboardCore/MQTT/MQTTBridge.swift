@@ -158,7 +158,7 @@ public final class MQTTBridge: Sendable {
 
     /// Connects and serves until cancelled; then publishes `offline` and disconnects.
     public func run() async {
-        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet] + topics.ownRetainedFilters
+        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters
         filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
         if let discovery { filters.append(discovery.prefix + "/status") }
         connection.setSubscriptions(filters, qos: 1)

@@ -54,6 +54,18 @@ public struct TopicContract: Sendable, Equatable {
         return false
     }
 
+    /// A placed control's push address: a message here reloads that control (its
+    /// `ControlPushInfo.token` is the id).
+    public func push(_ token: String) -> String { base + "/push/" + token }
+
+    /// The token in a push address, if `topic` is one.
+    public func pushToken(in topic: String) -> String? {
+        let prefix = base + "/push/"
+        guard topic.hasPrefix(prefix), topic.count > prefix.count else { return nil }
+        let token = topic.dropFirst(prefix.count)
+        return token.contains("/") ? nil : String(token)
+    }
+
     /// The id in a topic under `<base>/controls/<id>/<suffix>`, if it is one.
     public func controlID(in topic: String, suffix: String) -> String? {
         let prefix = base + "/controls/", end = "/" + suffix

@@ -1,0 +1,4 @@
+import Foundation
+import SwitchboardCore
+
+exit(await SwitchboardDaemon.main(bundle: GardenBundle.self))
