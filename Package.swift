@@ -75,9 +75,10 @@ let package = Package(
         ),
 
         // A control extension that misbehaves on demand, for the daemon's extension tests.
-        .executableTarget(name: "faulty-extension", dependencies: ["ControlKit"], path: "Tests/Fixtures/FaultyExtension"),
-        // A daemon embedding a bundle whose control takes push reloads (`ControlPushHandler`).
-        .executableTarget(name: "push-daemon", dependencies: ["ControlKit", "SwitchboardCore"], path: "Tests/Fixtures/PushDaemon"),
+        .executableTarget(name: "faulty-extension", dependencies: ["ControlKit", "PushedControl"], path: "Tests/Fixtures/FaultyExtension"),
+        // A control that takes push reloads (`ControlPushHandler`), and a daemon embedding it.
+        .target(name: "PushedControl", dependencies: ["ControlKit"], path: "Tests/Fixtures/PushedControl"),
+        .executableTarget(name: "push-daemon", dependencies: ["PushedControl", "SwitchboardCore"], path: "Tests/Fixtures/PushDaemon"),
         // A control extension whose `@main` is a single control (`ControlWidget.main()`).
         .executableTarget(name: "single-control", dependencies: ["ControlKit"], path: "Tests/Fixtures/SingleControl"),
 

@@ -25,16 +25,33 @@ extension ControlWidgetConfiguration {
 public struct ControlPushHandlerType: @unchecked Sendable, Hashable {
     // Unchecked: a metatype is immutable; each `tell` makes a handler of its own, used once, on
     // the caller's side (Apple's protocol is not Sendable, and Swift 6.0 has no SendableMetatype).
-    private let type: any ControlPushHandler.Type
-    let identifier: ObjectIdentifier
+    private enum Handler {
+        case type(any ControlPushHandler.Type)
+        case relay(@Sendable ([ControlInfo]) async -> Void)
+    }
+    private let handler: Handler
+    private let identifier: String
 
     init(_ type: any ControlPushHandler.Type) {
-        self.type = type
-        identifier = ObjectIdentifier(type)
+        handler = .type(type)
+        identifier = "\(ObjectIdentifier(type))"
+    }
+
+    /// A handler in another process: a daemon relays a control extension's controls' tokens to the
+    /// extension, whose own handler type is told there.
+    /// - Parameter identifier: unique per handler: controls with the same one are told together.
+    public init(relayingAs identifier: String, to relay: @escaping @Sendable ([ControlInfo]) async -> Void) {
+        handler = .relay(relay)
+        self.identifier = "relay " + identifier
     }
 
     /// Creates a handler and tells it the tokens.
-    func tell(_ controls: [ControlInfo]) { type.init().pushTokensDidChange(controls: controls) }
+    func tell(_ controls: [ControlInfo]) async {
+        switch handler {
+        case .type(let type): type.init().pushTokensDidChange(controls: controls)
+        case .relay(let relay): await relay(controls)
+        }
+    }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identifier == rhs.identifier }
     public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }

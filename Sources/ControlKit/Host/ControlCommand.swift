@@ -11,6 +11,9 @@ public struct ControlCommand: Sendable, Codable, Hashable {
         /// A control extension performs a kind's action for a configuration; the daemon has
         /// already allowed it (daemon to extension only).
         case act
+        /// A control extension's push handler is told the placements of a kind, all of them,
+        /// whose tokens the daemon serves (daemon to extension only).
+        case pushTokens
     }
 
     public var op: Operation
@@ -34,11 +37,13 @@ public struct ControlCommand: Sendable, Codable, Hashable {
     public var preview: Bool?
     /// For `act`: a toggle's new state (absent for a button).
     public var value: Bool?
+    /// For `pushTokens`: the placements of the kind.
+    public var placements: [ControlPlacement]?
 
     public init(
         _ op: Operation, id: String? = nil, kind: String? = nil, space: ControlSpace? = nil, size: ControlSize? = nil,
         configuration: [String: String]? = nil, request: String? = nil, authenticated: Bool? = nil,
-        call: Int? = nil, preview: Bool? = nil, value: Bool? = nil
+        call: Int? = nil, preview: Bool? = nil, value: Bool? = nil, placements: [ControlPlacement]? = nil
     ) {
         self.op = op
         self.id = id
@@ -51,6 +56,7 @@ public struct ControlCommand: Sendable, Codable, Hashable {
         self.call = call
         self.preview = preview
         self.value = value
+        self.placements = placements
     }
 }
 

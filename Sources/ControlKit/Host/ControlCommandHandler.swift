@@ -65,6 +65,11 @@ public struct ControlCommandHandler: Sendable {
             reply.locked = command.op == .lock
         case .parameters:
             reply.parameters = try await center.parameters(ofKind: try required(command.kind, "kind", for: command.op))
+        case .pushTokens:
+            guard trustsAuthenticatedFlag else {
+                throw ControlError(.wrongRequest, detail: "\"pushTokens\" is for control extensions hosted by switchboardd")
+            }
+            try await center.relayPushTokens(ofKind: try required(command.kind, "kind", for: command.op), placements: command.placements ?? [])
         case .snapshot, .act:
             // Only a daemon hosting this process as its extension renders and performs by kind:
             // it has placed the control and decided the lock and authentication already.

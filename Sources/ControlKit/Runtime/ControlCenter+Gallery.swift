@@ -11,6 +11,8 @@ public struct ControlGalleryItem: Sendable, Hashable, Codable {
     public var parameters: [ControlParameter]
     /// The preview: the provider's preview value, untinted, at the medium Control Center size.
     public var presentation: ControlPresentation
+    /// True when its configuration names a push handler (absent otherwise).
+    public var pushes: Bool?
 }
 
 extension ControlCenter {
@@ -37,7 +39,7 @@ extension ControlCenter {
             items.append(ControlGalleryItem(
                 kind: kind, displayName: name, description: definition.description,
                 isConfigurable: definition.isConfigurable, parameters: await definition.parameters(),
-                presentation: presentation
+                presentation: presentation, pushes: definition.pushHandler != nil ? true : nil
             ))
         }
         return items

@@ -53,6 +53,8 @@ public actor ControlCenter {
     var definitionOrder: [String] = []
     var placed: [String: PlacedControl] = [:]
     var placementOrder: [String] = []
+    /// In a control extension: the push-handled controls its daemon placed, by kind.
+    var relayedPushControls: [String: [ControlInfo]] = [:]
     /// Whether Switchboard is locked: auth-requiring actions refused, privacy-sensitive controls redacted.
     public private(set) var isLocked = false
 
@@ -139,7 +141,7 @@ public actor ControlCenter {
         placementOrder.append(id)
         // A provider that fails now (a device not reachable yet) is retried, as after a reload.
         if await refresh(id) == .failed { scheduleRetry(of: kind) }
-        tellPushHandler(ofKind: kind)
+        await tellPushHandler(ofKind: kind)
         return placed[id]?.presentation ?? compose(id)
     }
 
@@ -153,16 +155,16 @@ public actor ControlCenter {
         placed[id]?.snapshot = nil
         placed[id]?.needsConfiguration = false
         if await refresh(id) == .failed { scheduleRetry(of: current.placement.kind) }
-        tellPushHandler(ofKind: current.placement.kind)
+        await tellPushHandler(ofKind: current.placement.kind)
         return placed[id]?.presentation ?? compose(id)
     }
 
     /// Removes a placed control.
-    public func remove(_ id: String) throws {
+    public func remove(_ id: String) async throws {
         guard let removed = placed.removeValue(forKey: id) else { throw unknownPlacement(id) }
         placementOrder.removeAll { $0 == id }
         observers.yield(.removed(id: id))
-        tellPushHandler(ofKind: removed.placement.kind)
+        await tellPushHandler(ofKind: removed.placement.kind)
     }
 
     /// One placement, if it exists.
@@ -201,11 +203,30 @@ public actor ControlCenter {
     }
 
     /// Tells the push handler that `kind`'s configuration names, if any, about every placed control
-    /// that names the same handler.
-    private func tellPushHandler(ofKind kind: String) {
+    /// that names the same handler (and, in a control extension, every one its daemon placed).
+    private func tellPushHandler(ofKind kind: String) async {
         guard let handler = definitions[kind]?.pushHandler else { return }
-        let controls = placementOrder.filter { placed[$0].flatMap { definitions[$0.placement.kind]?.pushHandler } == handler }
-        handler.tell(controls.compactMap(info))
+        var controls = placementOrder.filter { placed[$0].flatMap { definitions[$0.placement.kind]?.pushHandler } == handler }.compactMap(info)
+        for kind in definitionOrder where definitions[kind]?.pushHandler == handler {
+            controls += relayedPushControls[kind] ?? []
+        }
+        await handler.tell(controls)
+    }
+
+    /// A control extension's side of a relayed push handler: its daemon placed these controls of
+    /// `kind` (all of them), so the kind's push handler is told them, with its other controls'.
+    public func relayPushTokens(ofKind kind: String, placements: [ControlPlacement]) async throws {
+        guard let definition = definitions[kind] else {
+            throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
+        }
+        var controls: [ControlInfo] = []
+        for placement in placements {
+            // The preview render resolves the configuration intent without reading any device.
+            let intent = (try? await definition.render(.preview, configuration: placement.configuration))?.configurationIntent
+            controls.append(ControlInfo(kind: kind, placement: placement, pushInfo: ControlPushInfo(placement: placement.id), configuration: intent))
+        }
+        relayedPushControls[kind] = controls
+        await tellPushHandler(ofKind: kind)
     }
 
     /// The configuration parameters of a kind, with their choices ("which light").

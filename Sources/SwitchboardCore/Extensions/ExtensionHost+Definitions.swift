@@ -9,6 +9,9 @@ extension ExtensionHost {
             ControlDefinition(
                 kind: item.kind, displayName: item.displayName, description: item.description,
                 promptsForUserConfiguration: item.presentation.needsConfiguration, isConfigurable: item.isConfigurable,
+                pushHandler: item.pushes == true ? ControlPushHandlerType(relayingAs: "extension \(settings.id) \(item.kind)") { controls in
+                    await self.tellPushTokens(item.kind, controls.map(\.placement))
+                } : nil,
                 // Asked for each time: their choices may come from the devices (which light),
                 // which the extension can only list once the node serves; the listed ones while it is down.
                 parameters: {
@@ -41,7 +44,7 @@ extension ExtensionHost {
     }
 
     /// The error a failed reply stands for; "needs configuring" stays that, so the control shows it.
-    private static func error(_ reply: ControlReply, kind: String) -> ControlError {
+    static func error(_ reply: ControlReply, kind: String) -> ControlError {
         let message = reply.error?.message ?? "the extension failed without saying why"
         if reply.error?.code == ControlError.Code.needsConfiguration.rawValue {
             return ControlError(.needsConfiguration, kind: kind, detail: message)

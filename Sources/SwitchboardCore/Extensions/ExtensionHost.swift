@@ -20,6 +20,9 @@ public final class ExtensionHost: Sendable {
         var previews: [String: ControlSnapshot] = [:]
         var stopped = false
         var firstListing: [CheckedContinuation<Void, Never>]? = []
+        /// The placements whose push tokens the extension's handlers were last told, by kind:
+        /// told again when it restarts.
+        var pushTokens: [String: [ControlPlacement]] = [:]
     }
 
     public let settings: ExtensionSettings
@@ -70,6 +73,18 @@ public final class ExtensionHost: Sendable {
 
     /// Its controls as it listed them (empty until it has).
     var gallery: [ControlGalleryItem] { state.withLock { $0.gallery ?? [] } }
+
+    /// Tells the extension's push handler for `kind` its placements (their ids are the tokens),
+    /// and keeps them to tell a restarted extension.
+    func tellPushTokens(_ kind: String, _ placements: [ControlPlacement]) async {
+        state.withLock { $0.pushTokens[kind] = placements }
+        do {
+            let reply = try await call(ControlCommand(.pushTokens, kind: kind, placements: placements), timeout: settings.timeout)
+            if !reply.ok { throw Self.error(reply, kind: kind) }
+        } catch {
+            log(.warning, "extension \(settings.id): its push handler for \(kind) was not told the tokens (\(error)); it is told again when the extension restarts")
+        }
+    }
 
     func rememberPreview(_ snapshot: ControlSnapshot, _ key: String) { state.withLock { $0.previews[key] = snapshot } }
     func rememberedPreview(_ key: String) -> ControlSnapshot? { state.withLock { $0.previews[key] } }
@@ -155,6 +170,9 @@ public final class ExtensionHost: Sendable {
                     self.log(.info, "extension \(self.settings.id): running (pid \(process.pid)), controls \(gallery.map(\.kind).joined(separator: ", "))")
                     self.listed()
                     self.reload(gallery.map(\.kind))
+                    for (kind, placements) in self.state.withLock({ $0.pushTokens }).sorted(by: { $0.key < $1.key }) {
+                        await self.tellPushTokens(kind, placements)
+                    }
                 } catch {
                     self.log(.error, "extension \(self.settings.id): did not list its controls: \(error)")
                     process.killNow()

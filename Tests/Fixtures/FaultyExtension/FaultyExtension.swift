@@ -1,4 +1,5 @@
 import ControlKit
+import PushedControl
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -156,6 +157,10 @@ struct FaultyExtension: WidgetBundle {
         PorchToggle()
         BumpButton()
         CounterToggle()
+        // Its kind is fixed ("test.pushed"): a second copy leaves it out.
+        if kindPrefix == "test" {
+            PushedToggle()
+        }
         CrashButton()
         HangButton()
         SlowButton()

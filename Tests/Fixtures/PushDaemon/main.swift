@@ -1,4 +1,5 @@
 import Foundation
+import PushedControl
 import SwitchboardCore
 
-exit(await SwitchboardDaemon.main(bundle: GardenBundle.self))
+exit(await SwitchboardDaemon.main(bundle: PushedBundle.self))
