@@ -158,6 +158,11 @@ struct ExtensionHostingTests {
         await expectValues(daemon) { $0["counter"] == "on" }
         #expect(await daemon.cli(["press", "bump"]).status == 0)
         await expectValues(daemon) { $0["counter"] == "off" }
+        // Unlocked, MQTT may bump it too; the intent's dialog comes back with the result.
+        #expect(await daemon.cli(["unlock"]).status == 0)
+        observer.publish("\(Self.base)/controls/bump/set", #"{"value": "PRESS", "transaction": "b2"}"#)
+        let bumped = await observer.waitFor("\(Self.base)/controls/bump/result") { $0.text?.contains("b2") == true }?.text
+        #expect(bumped == #"{"dialog":"Bumped to 3","outcome":"performed","transaction":"b2","valueText":null}"#, "\(bumped ?? "none")")
     }
 
     @Test func anotherExtensionKeepsWorkingWhileOneCrashes() async throws {

@@ -76,7 +76,7 @@ extension ControlWidgetButton: PrimitiveControlTemplate {
         return TemplateSnapshot(
             title: label.text ?? Action.title.key,
             style: .button(label),
-            action: ControlAction(action) { _ in try await action.perform() }
+            action: ControlAction(action) { _ in try await action.performOpeningIntents() }
         )
     }
 }

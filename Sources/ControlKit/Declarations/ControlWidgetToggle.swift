@@ -110,7 +110,7 @@ extension ControlWidgetToggle: PrimitiveControlTemplate {
             action: ControlAction(action) { newValue in
                 var intent = action
                 intent.value = newValue ?? !isOn
-                return try await intent.perform()
+                return try await intent.performOpeningIntents()
             }
         )
     }

@@ -18,6 +18,8 @@ public struct ControlSnapshot: Sendable, Hashable, Codable {
     public var actionTitle: String
     public var authenticationPolicy: IntentAuthenticationPolicy
     public var opensTarget: Bool
+    /// True when the intent's `openAppWhenRun` is (absent otherwise).
+    public var opensApp: Bool?
 
     /// The data of a rendered template.
     public init(_ snapshot: TemplateSnapshot) {
@@ -38,6 +40,7 @@ public struct ControlSnapshot: Sendable, Hashable, Codable {
         actionTitle = snapshot.action.title
         authenticationPolicy = snapshot.action.authenticationPolicy
         opensTarget = snapshot.action.opensTarget
+        opensApp = snapshot.action.opensApp ? true : nil
     }
 
     /// The template again, with an action that runs `perform` (which asks the extension to act).
@@ -49,7 +52,7 @@ public struct ControlSnapshot: Sendable, Hashable, Codable {
         return TemplateSnapshot(
             title: title, style: style, tint: tint, isPrivacySensitive: privacySensitive, standingStatus: standingStatus,
             isDisabled: disabled ?? false,
-            action: ControlAction(title: actionTitle, authenticationPolicy: authenticationPolicy, opensTarget: opensTarget, perform: perform)
+            action: ControlAction(title: actionTitle, authenticationPolicy: authenticationPolicy, opensTarget: opensTarget, opensApp: opensApp ?? false, perform: perform)
         )
     }
 }

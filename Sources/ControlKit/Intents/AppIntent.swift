@@ -20,6 +20,12 @@ public protocol AppIntent: Sendable {
     /// Whether the action may run while the board is locked with no authentication at all.
     static var isDiscoverable: Bool { get }
 
+    /// Whether running the action opens its app. A board has no app to bring to the front: the
+    /// action runs, and its outcome's dialog (printed by the CLI, announced by the Action button,
+    /// published with the MQTT result) says "Open" and the control's display name, unless the
+    /// intent gave a dialog of its own.
+    static var openAppWhenRun: Bool { get }
+
     /// Creates the intent with its parameters unset.
     init()
 
@@ -31,6 +37,7 @@ extension AppIntent {
     public static var description: IntentDescription? { nil }
     public static var authenticationPolicy: IntentAuthenticationPolicy { .alwaysAllowed }
     public static var isDiscoverable: Bool { true }
+    public static var openAppWhenRun: Bool { false }
 }
 
 /// A description of an intent, shown when configuring.
@@ -82,6 +89,10 @@ extension OpenIntent {
 
 /// An intent that starts, updates or ends a Live Activity. A marker on Switchboard.
 public protocol LiveActivityIntent: AppIntent {}
+
+/// An intent that plays audio. Mirrors AppIntents' `AudioPlaybackIntent`: on a board it runs as
+/// any intent does, and plays its audio its own way (a board has no system audio session).
+public protocol AudioPlaybackIntent: AppIntent {}
 
 /// An intent whose parameters configure a control: which light, which timer.
 public protocol ControlConfigurationIntent: AppIntent {}

@@ -52,7 +52,9 @@ extension ControlCenter {
             throw ControlError(.performFailed, kind: kind, placement: id, detail: detail)
         case .success(let value):
             let presentation = placed[id]?.presentation ?? compose(id)
-            return PerformOutcome(presentation: presentation, dialog: (value as? IntentResultValue)?.dialog?.text)
+            var dialog = (value as? IntentResultValue)?.dialog?.text
+            if dialog == nil, snapshot.action.opensApp { dialog = "Open \(displayName(of: kind))" }
+            return PerformOutcome(presentation: presentation, dialog: dialog)
         }
     }
 

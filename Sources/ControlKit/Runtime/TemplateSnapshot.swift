@@ -96,6 +96,8 @@ public struct ControlAction: Sendable {
     public let authenticationPolicy: IntentAuthenticationPolicy
     /// Whether the intent is an ``OpenIntent``.
     public let opensTarget: Bool
+    /// Whether the intent's `openAppWhenRun` is true.
+    public let opensApp: Bool
     private let body: @Sendable (Bool?) async throws -> any IntentResult
 
     /// An action with its policy and body given directly (controls declared in devices.json).
@@ -103,11 +105,13 @@ public struct ControlAction: Sendable {
         title: String,
         authenticationPolicy: IntentAuthenticationPolicy = .alwaysAllowed,
         opensTarget: Bool = false,
+        opensApp: Bool = false,
         perform: @escaping @Sendable (_ newValue: Bool?) async throws -> any IntentResult
     ) {
         self.title = title
         self.authenticationPolicy = authenticationPolicy
         self.opensTarget = opensTarget
+        self.opensApp = opensApp
         self.body = perform
     }
 
@@ -117,6 +121,7 @@ public struct ControlAction: Sendable {
             title: Intent.title.key,
             authenticationPolicy: Intent.authenticationPolicy,
             opensTarget: intent is any OpenIntent,
+            opensApp: Intent.openAppWhenRun,
             perform: perform
         )
     }

@@ -60,6 +60,7 @@ extension MQTTBridge {
             let performed = try await runtime.center.perform(id, command.request, authenticated: false, locked: arrived.locked)
             log(.info, "mqtt: \(id) \(describe(command.request)) performed")
             outcome = [("outcome", .string("performed")), ("valueText", performed.presentation.valueText.map(JSONValue.string) ?? .null)]
+            if let dialog = performed.dialog { outcome.append(("dialog", .string(dialog))) }
         } catch let error as ControlError {
             let verdict = switch error.code {
             case .performFailed: "failed"

@@ -48,11 +48,14 @@ let bumps = Mutex(0)
 struct Bump: AppIntent {
     static let title: LocalizedStringResource = "Bump"
     static let authenticationPolicy: IntentAuthenticationPolicy = .requiresAuthentication
-    func perform() async throws -> some IntentResult {
-        bumps.withLock { $0 += 1 }
+    func perform() async throws -> some IntentResult & ProvidesDialog {
+        let count = bumps.withLock { count in
+            count += 1
+            return count
+        }
         // Only the counter's controls show it: they reload because the extension asks.
         ControlCenter.shared.reloadControls(ofKind: "\(kindPrefix).counter")
-        return .result()
+        return .result(dialog: "Bumped to \(count)")
     }
 }
 
