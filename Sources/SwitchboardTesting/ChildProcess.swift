@@ -36,10 +36,18 @@ public final class ChildProcess: @unchecked Sendable {
     public private(set) var exitStatus: Int32?
 
     /// Sends `signal` and waits for the process to end; returns its exit status.
+    /// - Parameter grace: if given, how long to wait before SIGKILL. mosquitto 2.0.11 loses a
+    ///   SIGTERM that comes just after it started listening (its main loop sets its run flag
+    ///   again), and would be waited for forever.
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+    public func stop(signal: Int32 = SIGTERM, grace: Duration? = nil) -> Int32 {
         guard let pid else { return exitStatus ?? 0 }
         kill(pid, signal)
+        if let grace {
+            let deadline = ContinuousClock.now + grace
+            while isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+            if isRunning { kill(pid, SIGKILL) }
+        }
         return wait()
     }
 

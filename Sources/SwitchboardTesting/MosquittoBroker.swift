@@ -124,7 +124,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Stops the broker.
     public func stop() {
-        process?.stop(signal: SIGTERM)
+        process?.stop(signal: SIGTERM, grace: .seconds(5))
         process = nil
     }
 
