@@ -1,14 +1,15 @@
 #!/bin/bash
 # Runs INSIDE the VM of deploy/hil/systemd-test.sh, as a oneshot unit after multi-user.target,
 # with systemd as PID 1. The boot's phase comes from the kernel command line
-# (switchboard.phase=install|reboot); the repository is at /mnt/switchboard (read-only), the
-# binaries and this script at /mnt/switchboard-hil, where results/PHASE.log gets one PASS or
-# FAIL line per check. Ends the boot itself: `systemctl reboot` after install, power-off after
-# reboot.
+# (switchboard.phase=install|reboot|cutN|final); the repository is at /mnt/switchboard
+# (read-only), the binaries and this script at /mnt/switchboard-hil, where results/PHASE.log gets
+# one PASS or FAIL line per check. Ends the boot itself (`systemctl reboot` after install,
+# power-off after reboot and final), except a power-cut boot, which the host ends by killing the
+# VM in the middle of a burst of commands.
 set -u
 hil=/mnt/switchboard-hil
 results=$hil/results
-phase=$(sed -n 's/.*switchboard\.phase=\([a-z]*\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*switchboard\.phase=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 log=$results/$phase.log
 exec > >(tee -a "$log") 2>&1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SYSTEMD_PAGER='' SYSTEMD_COLORS=0
@@ -47,6 +48,26 @@ check "line 17 is named GPIO17" GPIO17 "$(gpioinfo -c "${chip:-gpiochip0}" 17 2>
 line_value() { cat /sys/devices/platform/gpio-sim.*/"${chip:-gpiochip0}"/sim_gpio"$1"/value 2>/dev/null; }
 active() { [[ $(systemctl is-active switchboardd.service) == active ]]; }
 porch=17 fan=27
+
+# After the power cut of boot cutN: the state must have parsed (no file moved aside) and its
+# placements of that burst must be a prefix of the ones added, with no gap and none made up:
+# kNn1 … kNnM, M at most one more than were acknowledged (the one in flight). Prints how many
+# acknowledged ones the cut lost.
+check_cut() {
+    local n=$1 acked placed expected m
+    acked=$(grep -c . "$results/cut$n.acks" 2>/dev/null || echo 0)
+    if until_true 90 active; then pass "switchboardd came up after power cut $n"; else fail "switchboardd not active after power cut $n"; return; fi
+    if journalctl -b -u switchboardd.service --no-pager -o cat | grep -q 'moved aside'; then
+        fail "power cut $n: the state did not parse: $(journalctl -b -u switchboardd.service --no-pager -o cat | grep -m1 'moved aside')"
+    else pass "power cut $n: the state parsed"; fi
+    placed=$(runuser -u alice -- switchboard status 2>/dev/null | sed -n "s/^control \(k${n}n[0-9]*\) .*/\1/p" | sort -V | tr '\n' ' ')
+    m=$(wc -w <<<"$placed")
+    expected=$(for ((i = 1; i <= m; i++)); do printf 'k%sn%s ' "$n" "$i"; done)
+    if [[ $placed == "$expected" ]] && ((m <= acked + 1)); then
+        pass "power cut $n: placements are a prefix of those added: $m kept, $acked acknowledged, $((acked > m ? acked - m : 0)) acknowledged lost"
+    else fail "power cut $n: placements \"$placed\" are not a prefix of the $acked acknowledged ($(tr '\n' ' ' <"$results/cut$n.acks"))"; fi
+    echo "cut $n: acknowledged $acked, kept $m" >>"$results/cuts.txt"
+}
 
 case $phase in
 install)
@@ -195,6 +216,24 @@ reboot)
     else fail "the stop killed the extension under the daemon: $(grep 'extension home' <<<"$stopping" | head -3)"; fi
     journalctl -b -u switchboardd.service --no-pager -o short-monotonic | tail -30 | sed 's/^/    /'
 
+    finish poweroff
+    ;;
+cut*)
+    # Power cut N: check the cut before (if any), then add placements as fast as the CLI goes,
+    # each acknowledged one written to the results folder (on the host) as it returns, until the
+    # host kills the VM.
+    n=${phase#cut}
+    if ((n > 1)); then check_cut $((n - 1)); elif until_true 90 active; then pass "switchboardd active"; else fail "switchboardd not active"; fi
+    : >"$results/$phase.acks"
+    touch "$results/$phase.burst"
+    info "burst started; the host cuts the power"
+    for ((i = 1; ; i++)); do
+        if runuser -u alice -- switchboard add porch-light --id "k${n}n$i" >/dev/null 2>&1; then echo "k${n}n$i" >>"$results/$phase.acks"; fi
+    done
+    ;;
+final)
+    last=$(ls "$results"/cut*.acks 2>/dev/null | sed 's/.*cut\([0-9]*\)\.acks/\1/' | sort -n | tail -1)
+    [[ -n $last ]] && check_cut "$last"
     echo "--- deploy/uninstall.sh, then --purge"
     if /mnt/switchboard/deploy/uninstall.sh; then pass "uninstall.sh finished"; else fail "uninstall.sh exited with $?"; fi
     check "unit after uninstall (is-active; unit file)" "inactive absent" "$(systemctl is-active switchboardd.service 2>&1) $([[ -e /etc/systemd/system/switchboardd.service ]] && echo present || echo absent)"

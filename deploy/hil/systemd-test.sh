@@ -10,6 +10,11 @@
 #           group and not for others, the watchdog restarting a stopped daemon, the journal,
 #           systemd-analyze security; switches the porch light on, then `systemctl reboot`
 #   boot 2: on the same disk, the service came up by itself and restored the porch light.
+#   boots cut1…cutN (HIL_POWER_CUTS, default 3): the daemon adds placements as fast as the CLI
+#           goes, and the host kills qemu (a power cut) 1–3 s into the burst; each next boot
+#           checks that the state parsed and that the placements kept are a prefix of the ones
+#           acknowledged (results in cuts.txt: acknowledged and kept per cut).
+#   final:  checks the last cut, then uninstall.sh and --purge.
 # The cached root stays untouched: the guest's root is an overlay whose upper layer lives on a
 # throw-away ext4 image (a virtio disk), which is what carries the installation and the state
 # from the first boot to the second.
@@ -21,6 +26,7 @@
 #   deploy/hil/systemd-test.sh
 # Env: HIL_SYSTEMD_KERNEL (a kernel image; default: built and cached by build-kernel.sh),
 #      SWITCHBOARD_PREBUILT, HIL_TIMEOUT (seconds per boot, default 600), HIL_ACCEL (tcg or kvm),
+#      HIL_POWER_CUTS (default 3),
 #      HIL_KEEP=1 to keep the run folder (console logs, disk image), SWITCHBOARD_HIL_CACHE.
 # Runs as root (through sudo otherwise): it mounts an overlay of the root and chroots into it.
 set -euo pipefail
@@ -34,7 +40,7 @@ say() { echo "switchboard systemd: $*"; }
 # Root: it mounts an overlay of the Debian 13 root to build in, and chroots into it.
 if [[ $(id -u) != 0 ]]; then
     command -v sudo >/dev/null || { say "must run as root (mounts and chroot into the Debian 13 root)" >&2; exit 1; }
-    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE "$0" "$@"
+    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,HIL_POWER_CUTS,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE "$0" "$@"
 fi
 ensure_packages qemu-system-x86 busybox-static e2fsprogs >&2
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
@@ -50,7 +56,7 @@ say "kernel $kernel"
 run=$(mktemp -d /var/tmp/switchboard-systemd.XXXXXX)
 qemu=
 cleanup() {
-    [[ -n $qemu ]] && kill -KILL "$qemu" 2>/dev/null
+    [[ -n $qemu ]] && { pkill -KILL -P "$qemu"; kill -KILL "$qemu"; } 2>/dev/null
     if [[ ${HIL_KEEP:-0} == 1 ]]; then say "kept $run" >&2; else rm -rf "$run"; fi
 }
 trap cleanup EXIT
@@ -178,12 +184,9 @@ case $accel in
     *) say "HIL_ACCEL is kvm or tcg, not \"$accel\"" >&2; exit 2 ;;
 esac
 
-# boot PHASE: one run of the VM; the guest ends it by rebooting or powering off (-no-reboot).
-boot() {
-    local phase=$1 boot_started status
-    boot_started=$(date +%s)
-    say "boot $phase"
-    set +e
+# start_vm PHASE: one run of the VM, in the background ($qemu), its guest results followed.
+start_vm() {
+    local phase=$1
     timeout -k 5 "${HIL_TIMEOUT:-600}" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2G \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$kernel" -initrd "$initramfs" \
@@ -195,7 +198,16 @@ boot() {
         </dev/null >"$run/qemu-$phase.log" 2>&1 &
     qemu=$!
     tail -n +1 -F -s 0.5 --pid="$qemu" "$run/share/results/$phase.log" 2>/dev/null &
-    local follower=$!
+    follower=$!
+}
+
+# boot PHASE: one run of the VM; the guest ends it by rebooting or powering off (-no-reboot).
+boot() {
+    local phase=$1 boot_started status
+    boot_started=$(date +%s)
+    say "boot $phase"
+    set +e
+    start_vm "$phase"
     wait "$qemu"; status=$?
     qemu=
     wait "$follower" 2>/dev/null
@@ -209,13 +221,49 @@ boot() {
     fi
 }
 
+
+# Kills qemu itself (not the `timeout` in front of it) at once, as a power cut would.
+pull_the_plug() {
+    pkill -KILL -P "$qemu" 2>/dev/null
+    wait "$qemu" 2>/dev/null
+    qemu=
+    wait "$follower" 2>/dev/null
+}
+
+# cut N: a boot whose guest starts a burst of commands; the host cuts the power 1–3 s into it.
+cut() {
+    local phase=cut$1 boot_started=$(date +%s) waited=0 delay
+    say "boot $phase"
+    set +e
+    start_vm "$phase"
+    until [[ -f $run/share/results/$phase.burst ]] || ! kill -0 "$qemu" 2>/dev/null; do
+        sleep 0.2
+        ((++waited < 5 * ${HIL_TIMEOUT:-600})) || break
+    done
+    if [[ ! -f $run/share/results/$phase.burst ]]; then
+        echo "FAIL: boot $phase never started its burst; console tail:"
+        tail -40 "$run/console-$phase.log" | sed 's/^/    /'
+        pull_the_plug
+        set -e
+        return 1
+    fi
+    delay=$(awk -v seed="$RANDOM" 'BEGIN { srand(seed); printf "%.2f", 1 + 2 * rand() }')
+    sleep "$delay"
+    pull_the_plug
+    set -e
+    say "boot $phase: power cut ${delay}s into the burst, $(grep -c . "$run/share/results/$phase.acks") commands acknowledged ($(($(date +%s) - boot_started))s)"
+}
+
 failed=0
 boot install || failed=1
 if ((failed == 0)); then boot reboot || failed=1; fi
+for ((n = 1; failed == 0 && n <= ${HIL_POWER_CUTS:-3}; n++)); do cut "$n" || failed=1; done
+if ((failed == 0)); then boot final || failed=1; fi
 
 echo
 say "results"
-grep -h -E '^(PASS|FAIL|INFO)' "$run/share/results/install.log" "$run/share/results/reboot.log" 2>/dev/null || true
+grep -h -E '^(PASS|FAIL|INFO)' "$run/share/results/install.log" "$run/share/results/reboot.log" "$run/share/results/"cut*.log "$run/share/results/final.log" 2>/dev/null || true
+[[ -f $run/share/results/cuts.txt ]] && say "power cuts: $(paste -sd ';' "$run/share/results/cuts.txt")"
 passes=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^PASS' || true)
 failures=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^FAIL' || true)
 [[ -f $run/share/results/security.txt ]] && say "systemd-analyze security: $(grep -m1 'Overall exposure level' "$run/share/results/security.txt" | sed 's/^→ *//')"
