@@ -6,7 +6,8 @@ import PackageDescription
 ///
 /// Layers, bottom to top:
 /// - `SwitchboardSupport`: time (an erased `Clock`), backoff and coalescing state machines, no C.
-/// - `ControlKit`: the pure model that mirrors WidgetKit/AppIntents controls, no C.
+/// - `ControlKitCore`: the pure model that mirrors WidgetKit/AppIntents controls, no C, on
+///   FoundationEssentials; `ControlKit`: what control code imports, ControlKitCore and Foundation.
 /// - `CGPIOD` → `CGPIODAdapter` → `SwitchboardGPIO`: libgpiod 1.x or 2.x behind one C adapter, and
 ///   the simulated chip.
 /// - `SwitchboardTesting`: the test doubles shipped as a library (manual clock, recorders).
@@ -25,7 +26,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "SwitchboardSupport"),
-        .target(name: "ControlKit", dependencies: ["SwitchboardSupport"]),
+        .target(name: "ControlKitCore", dependencies: ["SwitchboardSupport"]),
+        .target(name: "ControlKit", dependencies: ["ControlKitCore"]),
 
         .systemLibrary(
             name: "CGPIOD",
@@ -47,7 +49,7 @@ let package = Package(
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
         .target(
             name: "SwitchboardCore",
-            dependencies: ["ControlKit", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"],
+            dependencies: ["ControlKitCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"],
             plugins: ["BuildCommitPlugin"]
         ),
         // Writes the commit SwitchboardCore is built from (`Switchboard.buildCommit`) before each
@@ -57,7 +59,7 @@ let package = Package(
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
 
-        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKit", "SwitchboardGPIO", "SwitchboardMQTT"]),
+        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKitCore", "SwitchboardGPIO", "SwitchboardMQTT"]),
 
         // The team's example bundle, in the seeds' style, compiled in Swift 6 mode.
         .target(name: "HomeControlsExample", dependencies: ["ControlKit"], path: "Examples/HomeControls"),
@@ -89,11 +91,11 @@ let package = Package(
 
         // The parsers of outside input under libFuzzer (`deploy/fuzz.sh`); without the fuzzer it
         // replays saved inputs.
-        .executableTarget(name: "switchboard-fuzz", dependencies: ["SwitchboardCore", "ControlKit"]),
+        .executableTarget(name: "switchboard-fuzz", dependencies: ["SwitchboardCore", "ControlKitCore"]),
 
         .testTarget(
             name: "ControlKitTests",
-            dependencies: ["ControlKit", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls", "single-control"]
+            dependencies: ["ControlKit", "ControlKitCore", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls", "single-control"]
         ),
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardTesting"]),

@@ -8,7 +8,15 @@ public struct LightEntity: AppEntity {
     /// The device's id in devices.json.
     public let id: String
     /// The device's name in devices.json.
-    public let name: String
+    @Property(title: "Name") public var name: String
+    /// How the board reaches it: `GPIO` (a relay on the header) or `MQTT` (another system's device).
+    @Property(title: "Connection") public var connection: String
+
+    public init(id: String, name: String, connection: String) {
+        self.id = id
+        self.name = name
+        self.connection = connection
+    }
 
     public var displayRepresentation: DisplayRepresentation { DisplayRepresentation(title: "\(name)") }
 }
@@ -16,8 +24,25 @@ public struct LightEntity: AppEntity {
 /// Finds the lights: every device of the board that switches on and off, a relay or a device of
 /// another system (a Zigbee bulb, a smart plug), in devices.json's order. The board cannot tell a
 /// lamp's relay from a pump's, so the sprinkler's relay is a choice too; pulse outputs and inputs
-/// are not.
-public struct LightQuery: EntityQuery {
+/// are not. Lights can be found by name and connection (`switchboard find`, `configure --where`).
+public struct LightQuery: EntityPropertyQuery {
+    public typealias ComparatorMappingType = @Sendable (LightEntity) -> Bool
+
+    nonisolated(unsafe) public static let properties = QueryProperties {
+        Property(\LightEntity.$name) {
+            EqualToComparator { name in { $0.name == name } }
+            ContainsComparator { text in { $0.name.lowercased().contains(text.lowercased()) } }
+        }
+        Property(\LightEntity.$connection) {
+            EqualToComparator { connection in { $0.connection.lowercased() == connection.lowercased() } }
+            NotEqualToComparator { connection in { $0.connection.lowercased() != connection.lowercased() } }
+        }
+    }
+
+    nonisolated(unsafe) public static let sortingOptions = SortingOptions {
+        SortableBy(\LightEntity.$name)
+    }
+
     public init() {}
 
     public func entities(for identifiers: [String]) async throws -> [LightEntity] {
@@ -27,7 +52,19 @@ public struct LightQuery: EntityQuery {
     public func suggestedEntities() async throws -> [LightEntity] {
         try await DeviceCenter.shared.devices()
             .filter { $0.kind == .relay || $0.kind == .mqtt }
-            .map { LightEntity(id: $0.id, name: $0.name) }
+            .map { LightEntity(id: $0.id, name: $0.name, connection: $0.kind == .mqtt ? "MQTT" : "GPIO") }
+    }
+
+    public func entities(
+        matching comparators: [ComparatorMappingType], mode: ComparatorMode, sortedBy: [Sort<LightEntity>], limit: Int?
+    ) async throws -> [LightEntity] {
+        var lights = try await suggestedEntities().filter { light in
+            comparators.isEmpty || (mode == .and ? comparators.allSatisfy { $0(light) } : comparators.contains { $0(light) })
+        }
+        if let sort = sortedBy.first, sort.by == \LightEntity.$name {
+            lights.sort { sort.order == .ascending ? $0.name < $1.name : $0.name > $1.name }
+        }
+        return Array(lights.prefix(limit ?? lights.count))
     }
 }
 

@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 
 /// Reads a control center's changes one at a time, so a test can wait for exactly the next one.
 public struct ChangeRecorder {

@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 import SwitchboardSupport
 
 /// A home in memory for control code's ``Relay``, ``Pulse`` and ``Input`` calls: a

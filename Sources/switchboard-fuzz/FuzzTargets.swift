@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ControlKit
+import ControlKitCore
 import SwitchboardCore
 
 /// What the fuzzer feeds: the parsers that read input from outside the process. The first byte

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import ControlKit
+import ControlKitCore
 import SwitchboardCore
 import SwitchboardSupport
 

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import ControlKit
+import ControlKitCore
 import SwitchboardCore
 import SwitchboardGPIO
 
@@ -16,6 +16,11 @@ usage: switchboard [--socket PATH] <command> [arguments]
   add <kind> [--device D] [--size S] [--space S] [--id ID]
                                           place a control (space: controlCenter, lockScreen, actionButton)
   configure <id> --device D               choose which device a configurable control drives
+  configure <id> --where C [--where C]    ... or the one its entity query finds (see find)
+  find <kind> [--where C]... [--any] [--sort P[:desc]]... [--limit N] [--parameter NAME]
+                                          a configurable control's choices, found by their
+                                          properties: C is "Room = Kitchen", "Watts < 10",
+                                          "Name contains porch", "Watts between 5 and 10"
   remove <id>                             remove a placed control
   reload [--kind K]                       reload all controls, or one kind
   apply                                   re-read the daemon's devices.json (as SIGHUP does) and say what changed
@@ -66,6 +71,36 @@ func option(_ flag: String) -> String? {
     let value = arguments[index + 1]
     arguments.removeSubrange(index...(index + 1))
     return value
+}
+
+/// Takes every `--flag value` out of the arguments, in order.
+@MainActor
+func options(_ flag: String) -> [String] {
+    var values: [String] = []
+    while let value = option(flag) { values.append(value) }
+    return values
+}
+
+/// The find the `--where`, `--any`, `--sort`, `--limit` and `--parameter` options describe.
+@MainActor
+func findOptions(limit fixedLimit: Int? = nil) -> EntityFind {
+    var conditions: [EntityFind.Condition] = []
+    for text in options("--where") {
+        do {
+            conditions.append(try EntityFind.Condition(parsing: text))
+        } catch {
+            fail("--where \(error.description)", .usage)
+        }
+    }
+    var limit = fixedLimit
+    if fixedLimit == nil, let text = option("--limit") {
+        guard let number = Int(text), number > 0 else { fail("--limit takes a number of at least 1, not \(text)", .usage) }
+        limit = number
+    }
+    return EntityFind(
+        parameter: option("--parameter"), conditions: conditions, matchesAny: flag("--any"),
+        sort: options("--sort").map(EntityFind.SortKey.init(parsing:)), limit: limit
+    )
 }
 
 @MainActor
@@ -168,15 +203,38 @@ case "add":
                                        size: size.flatMap(ControlSize.init(rawValue:)), configuration: configuration))
     if let presentation = reply.presentation { print("placed " + describe(presentation)) }
 case "configure":
-    guard let device = option("--device") else { fail("configure needs --device D\n\n\(usage)", .usage) }
+    let device = option("--device")
+    // Two at most: one is the choice, two means the conditions do not pick one.
+    let find = findOptions(limit: 2)
+    guard (device == nil) != find.conditions.isEmpty else { fail("configure needs --device D or --where C\n\n\(usage)", .usage) }
     let id = argument("a placed control's id")
     finishArguments()
     let placed = request(ControlCommand(.center)).presentations?.first { $0.id == id }
     guard let placed else { fail("no placed control \"\(id)\"; see switchboard center", .refused) }
-    let parameters = request(ControlCommand(.parameters, kind: placed.kind)).parameters ?? []
-    guard parameters.count == 1, let name = parameters.first?.name else { fail("\(id) is not configured with a device", .refused) }
-    let reply = request(ControlCommand(.configure, id: id, configuration: [name: device]))
+    let configuration: [String: String]
+    if let device {
+        let parameters = request(ControlCommand(.parameters, kind: placed.kind)).parameters ?? []
+        guard parameters.count == 1, let name = parameters.first?.name else { fail("\(id) is not configured with a device", .refused) }
+        configuration = [name: device]
+    } else {
+        guard let found = request(ControlCommand(.find, kind: placed.kind, find: find)).parameters?.first else { fail("nothing found", .refused) }
+        guard found.options.count == 1, let choice = found.options.first else {
+            let which = found.options.isEmpty ? "no \(found.type) matches" : "more than one \(found.type) matches (\(found.options.map(\.title).joined(separator: ", ")), …)"
+            fail("\(id): \(which); see switchboard find \(placed.kind)", .refused)
+        }
+        configuration = [found.name: choice.id]
+    }
+    let reply = request(ControlCommand(.configure, id: id, configuration: configuration))
     if let presentation = reply.presentation { print(describe(presentation)) }
+case "find":
+    let find = findOptions()
+    let kind = argument("a control kind")
+    finishArguments()
+    guard let found = request(ControlCommand(.find, kind: kind, find: find)).parameters?.first else { fail("nothing found", .refused) }
+    if found.options.isEmpty { fail("no \(found.type) matches", .refused) }
+    for option in found.options {
+        print([option.id, option.title, option.subtitle.map { "— \($0)" }].compactMap { $0 }.joined(separator: "  "))
+    }
 case "remove":
     let id = argument("a placed control's id")
     finishArguments()

@@ -1,4 +1,5 @@
-@testable import ControlKit
+@testable import ControlKitCore
+import ControlKit
 import Testing
 
 // Intents and entities written as Apple's App Intents documentation writes them, with only

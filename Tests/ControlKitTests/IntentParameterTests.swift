@@ -1,4 +1,5 @@
-@testable import ControlKit
+@testable import ControlKitCore
+import ControlKit
 import Testing
 
 enum FanSpeed: String, AppEnum {

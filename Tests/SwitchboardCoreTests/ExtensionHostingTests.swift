@@ -124,6 +124,50 @@ struct ExtensionHostingTests {
         #expect(refused.status == 1, "the fan is no device the extension may use")
     }
 
+    /// The example's `LightQuery` is an `EntityPropertyQuery`: the CLI finds lights by name and
+    /// connection through the daemon and the extension's process, and configures by a match.
+    @Test func theSamplesLightsAreFoundByTheirPropertiesAndAPlacementIsConfiguredByOne() async throws {
+        let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": 1"#))
+        try await daemon.start()
+        let kind = "com.switchboard.example.Light"
+
+        let mqtt = await daemon.cli(["find", kind, "--where", "Connection = mqtt"])
+        #expect(mqtt.status == 0, "\(mqtt.stderr)")
+        #expect(mqtt.stdout == "kitchen  Kitchen Light\n")
+        let sorted = await daemon.cli(["find", kind, "--sort", "name"])
+        #expect(sorted.stdout == "kitchen  Kitchen Light\nporch  Porch Light\n")
+        let newestFirst = await daemon.cli(["find", kind, "--sort", "Name:desc", "--limit", "1"])
+        #expect(newestFirst.stdout == "porch  Porch Light\n")
+        let either = await daemon.cli(["find", kind, "--any", "--where", "Name = Porch Light", "--where", "Connection = MQTT"])
+        #expect(either.stdout == "porch  Porch Light\nkitchen  Kitchen Light\n")
+        let none = await daemon.cli(["find", kind, "--where", "Name contains attic"])
+        #expect(none.status == 1)
+        #expect(none.stderr == "switchboard: no Light matches\n")
+
+        let unknown = await daemon.cli(["find", kind, "--where", "Watts < 5"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == #"switchboard: control kind "com.switchboard.example.Light": Light has no property "Watts" to find by (properties: Name, Connection)"# + "\n")
+        let comparison = await daemon.cli(["find", kind, "--where", "Connection contains Q"])
+        #expect(comparison.stderr == #"switchboard: control kind "com.switchboard.example.Light": Connection cannot be compared with contains (it can with: = !=)"# + "\n")
+        let sortBy = await daemon.cli(["find", kind, "--sort", "Connection"])
+        #expect(sortBy.stderr == #"switchboard: control kind "com.switchboard.example.Light": Light cannot be sorted by "Connection" (by: Name)"# + "\n")
+        let malformed = await daemon.cli(["find", kind, "--where", "porch"])
+        #expect(malformed.status == 2)
+        let devicesJSON = await daemon.cli(["find", "light", "--where", "Name = Porch Light"])
+        #expect(devicesJSON.status == 1)
+        #expect(devicesJSON.stderr.contains(#"control kind "light": it has no parameter whose entities can be found by their properties"#), "\(devicesJSON.stderr)")
+
+        #expect(await daemon.cli(["add", kind, "--device", "kitchen", "--id", "swift-light"]).status == 0)
+        let configured = await daemon.cli(["configure", "swift-light", "--where", "Name contains porch"])
+        #expect(configured.status == 0, "\(configured.stderr)")
+        #expect(configured.stdout.hasPrefix("swift-light Porch Light "), "\(configured.stdout)")
+        let ambiguous = await daemon.cli(["configure", "swift-light", "--where", "Name contains light"])
+        #expect(ambiguous.status == 1)
+        #expect(ambiguous.stderr == "switchboard: swift-light: more than one Light matches (Porch Light, Kitchen Light, …); see switchboard find com.switchboard.example.Light\n")
+        let center = await daemon.cli(["center", "--json"]).stdout
+        #expect(center.contains(#""title" : "Porch Light""#), "still the porch light: \(center)")
+    }
+
     @Test func homeAssistantSeesTheExtensionsControlsAsEntities() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")

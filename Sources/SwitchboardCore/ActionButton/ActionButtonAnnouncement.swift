@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 
 /// What an Action button says, and when.
 public struct ActionButtonAnnouncement: Sendable, Equatable, Codable {

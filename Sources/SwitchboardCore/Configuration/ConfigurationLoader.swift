@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ControlKit
+import ControlKitCore
 import SwitchboardGPIO
 
 /// Reads devices.json: every problem at once, each with its JSON path and what was expected.

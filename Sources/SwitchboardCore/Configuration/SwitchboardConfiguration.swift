@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 import SwitchboardGPIO
 
 /// A node's whole configuration: what devices.json declares.

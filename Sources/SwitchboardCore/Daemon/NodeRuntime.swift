@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 import SwitchboardGPIO
 import SwitchboardMQTT
 import SwitchboardSupport

@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 import SwitchboardSupport
 
 /// Turns the controls of devices.json into control definitions: they render from the devices'

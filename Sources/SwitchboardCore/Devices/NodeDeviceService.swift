@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 
 /// The board's devices for Swift control code: a bundle embedded in the daemon, or a control
 /// extension's device requests. Every call goes to the configuration serving now (a SIGHUP

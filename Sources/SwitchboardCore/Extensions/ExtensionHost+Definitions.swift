@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 
 extension ExtensionHost {
     /// The listed controls as the daemon's own: each render is a `snapshot` call and each
@@ -16,6 +16,13 @@ extension ExtensionHost {
                 // which the extension can only list once the node serves; the listed ones while it is down.
                 parameters: {
                     (try? await self.call(ControlCommand(.parameters, kind: item.kind), timeout: self.settings.timeout))?.parameters ?? item.parameters
+                },
+                find: { find in
+                    let reply = try await self.call(ControlCommand(.find, kind: item.kind, find: find), timeout: self.settings.timeout)
+                    guard reply.ok, let found = reply.parameters?.first else {
+                        throw reply.error ?? ControlReply.Failure(code: "failed", message: "extension \"\(self.settings.id)\" failed without saying why")
+                    }
+                    return found
                 },
                 render: { mode, configuration in try await self.snapshot(item.kind, configuration, preview: mode == .preview) }
             )

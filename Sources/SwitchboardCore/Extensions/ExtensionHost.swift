@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 import SwitchboardSupport
 
 /// Runs one control extension for the daemon, as iOS hosts a widget extension: starts its

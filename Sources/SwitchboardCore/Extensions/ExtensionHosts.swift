@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 import SwitchboardSupport
 
 /// The daemon's control extensions, by id, across reloads: a reload keeps running each whose

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ControlKit
+import ControlKitCore
 
 /// A command received on `<base>/controls/<id>/set`, parsed: `ON`, `OFF`, `TOGGLE`, `PRESS`, or
 /// JSON `{"value": true}` (also `"value": "TOGGLE"` or `"PRESS"`), optionally with `"transaction"`.

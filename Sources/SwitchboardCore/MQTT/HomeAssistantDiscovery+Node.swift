@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 
 extension HomeAssistantDiscovery {
     /// The node's own entities: its lock (`lock`), and, as diagnostics, whether it is connected

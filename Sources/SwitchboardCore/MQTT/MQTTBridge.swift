@@ -6,7 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ControlKit
+import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardSupport
 

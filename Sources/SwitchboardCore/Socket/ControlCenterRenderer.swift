@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 
 /// Draws placed controls as a terminal Control Center: tiles at their sizes, symbols as glyphs,
 /// tint colours (24-bit ANSI when `color` is on), value text and status; then the Lock Screen and

@@ -1,4 +1,4 @@
-import ControlKit
+import ControlKitCore
 
 /// A reply on the daemon's socket: a control reply, plus what only the daemon knows, in one flat
 /// JSON object.

@@ -6,7 +6,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ControlKit
+import ControlKitCore
 import SwitchboardSupport
 
 /// Just a command's `op`, to route the daemon's own commands.

@@ -55,6 +55,10 @@ extension AppIntentControlConfiguration: PrimitiveControlConfiguration {
         get async { await ControlParameter.parameters(of: Configuration()) }
     }
 
+    func find(_ find: EntityFind) async throws -> ControlParameter {
+        try await ControlParameter.find(find, in: Configuration(), kind: kind)
+    }
+
     func render(_ mode: RenderMode, configuration: [String: String]) async throws -> TemplateSnapshot {
         let intent = try await Configuration.configured(with: configuration, kind: kind)
         var snapshot = resolveTemplate(try await content(mode, intent))

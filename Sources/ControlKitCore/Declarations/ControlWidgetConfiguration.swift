@@ -71,6 +71,8 @@ protocol PrimitiveControlConfiguration {
     var parameters: [ControlParameter] { get async }
     /// Renders the template from the preview value or the current one.
     func render(_ mode: RenderMode, configuration: [String: String]) async throws -> TemplateSnapshot
+    /// The choices of a parameter that a find selects (``EntityFind``).
+    func find(_ find: EntityFind) async throws -> ControlParameter
 }
 
 typealias RenderMode = ControlDefinition.Mode
@@ -94,4 +96,5 @@ extension ModifiedControlConfiguration: PrimitiveControlConfiguration {
     func render(_ mode: RenderMode, configuration: [String: String]) async throws -> TemplateSnapshot {
         try await resolvedBase.render(mode, configuration: configuration)
     }
+    func find(_ find: EntityFind) async throws -> ControlParameter { try await resolvedBase.find(find) }
 }

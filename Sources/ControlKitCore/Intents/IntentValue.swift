@@ -4,6 +4,8 @@
 /// Parameters travel as strings (in devices.json, the state file, MQTT and the CLI); these
 /// requirements convert them. You do not implement them: the conformances come with ControlKit.
 public protocol _IntentValue: Sendable {
+    /// The type without optionality: `Wrapped` for an optional, the type itself otherwise.
+    associatedtype UnwrappedType = Self
     /// The value written as a string: an entity's identifier, an enum case's raw value.
     var _parameterString: String { get }
     /// The value a string stands for, or nil if it stands for none.
@@ -12,6 +14,9 @@ public protocol _IntentValue: Sendable {
     static func _parameterOptions() async throws -> [ParameterOption]
     /// The value an unset parameter takes before anyone configures it, if the type has one.
     static func _defaultParameterValue() async -> Self?
+    /// The values a find selects (an entity whose query is an ``EntityPropertyQuery``), or nil
+    /// where the type cannot be searched by its properties.
+    static func _find(_ find: EntityFind) async throws -> [ParameterOption]?
     /// How the type is named to people.
     static var _parameterTypeName: String { get }
 }
@@ -35,6 +40,7 @@ public struct ParameterOption: Sendable, Hashable, Codable {
 extension _IntentValue {
     public static func _parameterOptions() async throws -> [ParameterOption] { [] }
     public static func _defaultParameterValue() async -> Self? { nil }
+    public static func _find(_ find: EntityFind) async throws -> [ParameterOption]? { nil }
 }
 
 extension Bool: _IntentValue {
@@ -75,6 +81,7 @@ extension String: _IntentValue {
 }
 
 extension Optional: _IntentValue where Wrapped: _IntentValue {
+    public typealias UnwrappedType = Wrapped
     public var _parameterString: String { self?._parameterString ?? "" }
     public static func _parameterValue(from string: String) async throws -> Optional<Wrapped>? {
         if string.isEmpty { return .some(.none) }
@@ -82,6 +89,7 @@ extension Optional: _IntentValue where Wrapped: _IntentValue {
         return .some(value)
     }
     public static func _parameterOptions() async throws -> [ParameterOption] { try await Wrapped._parameterOptions() }
+    public static func _find(_ find: EntityFind) async throws -> [ParameterOption]? { try await Wrapped._find(find) }
     public static func _defaultParameterValue() async -> Optional<Wrapped>? { .some(await Wrapped._defaultParameterValue()) }
     public static var _parameterTypeName: String { Wrapped._parameterTypeName + "?" }
 }

@@ -58,17 +58,26 @@ extension AppEntity {
     }
 
     public static func _parameterOptions() async throws -> [ParameterOption] {
-        try await defaultQuery.suggestedEntities().map { entity in
-            let representation = entity.displayRepresentation
-            return ParameterOption(
-                id: entity.id.entityIdentifierString,
-                title: representation.title.key,
-                subtitle: representation.subtitle?.key
-            )
-        }
+        try await defaultQuery.suggestedEntities().map(\.parameterOption)
+    }
+
+    public static func _find(_ find: EntityFind) async throws -> [ParameterOption]? {
+        guard let query = defaultQuery as? any EntityPropertyQuery else { return nil }
+        return try await options(found: find, by: query)
+    }
+
+    /// The entity as one choice of a parameter.
+    var parameterOption: ParameterOption {
+        let representation = displayRepresentation
+        return ParameterOption(id: id.entityIdentifierString, title: representation.title.key, subtitle: representation.subtitle?.key)
     }
 
     public static func _defaultParameterValue() async -> Self? { await defaultQuery.defaultResult() }
 
     public static var _parameterTypeName: String { typeDisplayRepresentation.name.key }
+}
+
+/// What a property query finds, as choices (the query's entity type is opened here).
+private func options<Query: EntityPropertyQuery>(found find: EntityFind, by query: Query) async throws -> [ParameterOption] {
+    try await query.find(find).map(\.parameterOption)
 }

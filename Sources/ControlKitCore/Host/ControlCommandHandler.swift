@@ -22,6 +22,10 @@ public struct ControlCommandHandler: Sendable {
             reply = try await carryOut(command)
         } catch let error as ControlError {
             reply = .failure(code: error.code.rawValue, message: error.description)
+        } catch let error as ControlReply.Failure {
+            // Relayed from a control extension as it said it.
+            reply = ControlReply(ok: false)
+            reply.error = error
         } catch let error as DeviceError {
             reply = .failure(code: error.code.rawValue, message: error.description)
         } catch {
@@ -65,6 +69,9 @@ public struct ControlCommandHandler: Sendable {
             reply.locked = command.op == .lock
         case .parameters:
             reply.parameters = try await center.parameters(ofKind: try required(command.kind, "kind", for: command.op))
+        case .find:
+            let kind = try required(command.kind, "kind", for: command.op)
+            reply.parameters = [try await center.find(ofKind: kind, command.find ?? EntityFind())]
         case .pushTokens:
             guard trustsAuthenticatedFlag else {
                 throw ControlError(.wrongRequest, detail: "\"pushTokens\" is for control extensions hosted by switchboardd")

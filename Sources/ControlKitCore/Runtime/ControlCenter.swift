@@ -237,6 +237,14 @@ public actor ControlCenter {
         return await definition.parameters()
     }
 
+    /// The choices of a kind's configuration parameter that a find selects ("lights in the kitchen").
+    public func find(ofKind kind: String, _ find: EntityFind) async throws -> ControlParameter {
+        guard let definition = definitions[kind] else {
+            throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
+        }
+        return try await definition.find(find)
+    }
+
     private func nextPlacementID(for kind: String) -> String {
         let base = kind.split(separator: ".").last.map(String.init) ?? kind
         var number = 1

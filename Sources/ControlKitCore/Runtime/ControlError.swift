@@ -44,6 +44,11 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// A find asked of a control with no entity parameter whose query is an ``EntityPropertyQuery``.
+    static func notSearchable(kind: String) -> ControlError {
+        ControlError(.wrongRequest, kind: kind, detail: "it has no parameter whose entities can be found by their properties (an AppIntentControlConfiguration whose entity's query is an EntityPropertyQuery)")
+    }
+
     public var description: String {
         let subject = placement.map { "control \"\($0)\"" } ?? kind.map { "control kind \"\($0)\"" } ?? "control"
         switch code {

@@ -6,6 +6,8 @@ public struct ControlCommand: Sendable, Codable, Hashable {
     /// What to do.
     public enum Operation: String, Sendable, Codable, CaseIterable {
         case gallery, center, place, configure, remove, perform, reload, lock, unlock, status, parameters
+        /// The choices of a kind's parameter that ``ControlCommand/find`` selects.
+        case find
         /// A control extension renders a kind for a configuration (daemon to extension only).
         case snapshot
         /// A control extension performs a kind's action for a configuration; the daemon has
@@ -39,11 +41,14 @@ public struct ControlCommand: Sendable, Codable, Hashable {
     public var value: Bool?
     /// For `pushTokens`: the placements of the kind.
     public var placements: [ControlPlacement]?
+    /// For `find`: the conditions, sort keys and limit.
+    public var find: EntityFind?
 
     public init(
         _ op: Operation, id: String? = nil, kind: String? = nil, space: ControlSpace? = nil, size: ControlSize? = nil,
         configuration: [String: String]? = nil, request: String? = nil, authenticated: Bool? = nil,
-        call: Int? = nil, preview: Bool? = nil, value: Bool? = nil, placements: [ControlPlacement]? = nil
+        call: Int? = nil, preview: Bool? = nil, value: Bool? = nil, placements: [ControlPlacement]? = nil,
+        find: EntityFind? = nil
     ) {
         self.op = op
         self.id = id
@@ -57,15 +62,22 @@ public struct ControlCommand: Sendable, Codable, Hashable {
         self.preview = preview
         self.value = value
         self.placements = placements
+        self.find = find
     }
 }
 
 /// The answer to a ``ControlCommand``: `ok` and what was asked for, or the error.
 public struct ControlReply: Sendable, Codable, Hashable {
     /// What went wrong, in a form a user can act on.
-    public struct Failure: Sendable, Codable, Hashable {
+    public struct Failure: Error, Sendable, Codable, Hashable, CustomStringConvertible {
         public var code: String
         public var message: String
+        public var description: String { message }
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     public var ok: Bool

@@ -16,6 +16,28 @@ public struct ControlParameter: Sendable, Hashable, Codable {
         self.options = options
     }
 
+    /// The parameter a find searches (the named one, or the first whose type can be searched)
+    /// with its choices narrowed to what the find selects.
+    static func find<Intent: AppIntent>(_ find: EntityFind, in intent: Intent, kind: String) async throws -> ControlParameter {
+        let parameters = reflectParameters(of: intent)
+        let candidates = find.parameter.map { name in parameters.filter { $0.name == name } } ?? parameters
+        if let name = find.parameter, candidates.isEmpty {
+            throw ControlError(.wrongRequest, kind: kind, detail: "\"\(name)\" is not a parameter (parameters: \(parameters.map(\.name).joined(separator: ", ")))")
+        }
+        for (name, parameter) in candidates {
+            let found: [ParameterOption]?
+            do {
+                found = try await parameter.find(find)
+            } catch let error as EntityFindError {
+                throw ControlError(.wrongRequest, kind: kind, detail: error.description)
+            }
+            if let found {
+                return ControlParameter(name: name, title: parameter.titleText, type: parameter.typeName, options: found)
+            }
+        }
+        throw ControlError.notSearchable(kind: kind)
+    }
+
     /// The parameters an intent declares with `@Parameter`, in declaration order.
     static func parameters<Intent: AppIntent>(of intent: Intent) async -> [ControlParameter] {
         var result: [ControlParameter] = []

@@ -50,11 +50,11 @@ extension ControlWidgetButton where Label == Text {
     }
 }
 
-extension ControlWidgetButton where Label == ControlKit.Label<Text, Image>, ActionLabel == ControlWidgetButtonDefaultActionLabel {
+extension ControlWidgetButton where Label == ControlKitCore.Label<Text, Image>, ActionLabel == ControlWidgetButtonDefaultActionLabel {
     /// A button with a title and a symbol (a Switchboard shorthand for
     /// `ControlWidgetButton(action:) { Label(title, systemImage:) }`).
     public init(_ title: LocalizedStringResource, systemImage: String, action: Action) {
-        self.init(action: action) { ControlKit.Label(title, systemImage: systemImage) }
+        self.init(action: action) { ControlKitCore.Label(title, systemImage: systemImage) }
     }
 }
 

@@ -22,6 +22,7 @@ public struct ControlDefinition: Sendable {
     public let pushHandler: ControlPushHandlerType?
     private let loadParameters: @Sendable () async -> [ControlParameter]
     private let renderTemplate: @Sendable (Mode, [String: String]) async throws -> TemplateSnapshot
+    private let findChoices: (@Sendable (EntityFind) async throws -> ControlParameter)?
 
     /// A definition from its parts: used for controls declared in devices.json.
     public init(
@@ -32,6 +33,7 @@ public struct ControlDefinition: Sendable {
         isConfigurable: Bool,
         pushHandler: ControlPushHandlerType? = nil,
         parameters: @escaping @Sendable () async -> [ControlParameter],
+        find: (@Sendable (EntityFind) async throws -> ControlParameter)? = nil,
         render: @escaping @Sendable (Mode, [String: String]) async throws -> TemplateSnapshot
     ) {
         self.kind = kind
@@ -42,6 +44,7 @@ public struct ControlDefinition: Sendable {
         self.pushHandler = pushHandler
         self.loadParameters = parameters
         self.renderTemplate = render
+        self.findChoices = find
     }
 
     /// The definition of a Swift control: its body is evaluated again, on the main actor, at every render.
@@ -57,6 +60,7 @@ public struct ControlDefinition: Sendable {
             isConfigurable: configuration.isConfigurable,
             pushHandler: traits.pushHandler,
             parameters: { @MainActor in await resolveConfiguration(Control().body).parameters },
+            find: { @MainActor find in try await resolveConfiguration(Control().body).find(find) },
             render: { @MainActor mode, values in
                 try await resolveConfiguration(Control().body).render(mode, configuration: values)
             }
@@ -65,6 +69,15 @@ public struct ControlDefinition: Sendable {
 
     /// The configuration parameters, with their choices.
     public func parameters() async -> [ControlParameter] { await loadParameters() }
+
+    /// The choices of a configuration parameter that a find selects: what the entity's
+    /// ``EntityPropertyQuery`` answers.
+    /// - Throws: ``ControlError`` `.wrongRequest` when the control has nothing to find, or the
+    ///   find names a property, comparison or value the query does not have.
+    public func find(_ find: EntityFind) async throws -> ControlParameter {
+        guard let findChoices else { throw ControlError.notSearchable(kind: kind) }
+        return try await findChoices(find)
+    }
 
     /// Renders the control's template for a configuration. Device reads in its provider are
     /// made for this kind (``DeviceCenter/controlKind``), so its controls follow those devices.

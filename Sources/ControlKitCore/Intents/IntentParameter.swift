@@ -45,13 +45,7 @@ public struct IntentParameter<Value: _IntentValue>: Sendable {
     /// an enum's first case, `nil`); the runtime sets entity parameters before any control code reads them.
     public var wrappedValue: Value {
         get {
-            if let value = storage.load() { return value }
-            if let fallback = Value.self as? any _ParameterFallback.Type, let value = fallback._fallbackValue as? Value {
-                return value
-            }
-            if let enumType = Value.self as? any AppEnum.Type, let value = firstCase(of: enumType) as? Value {
-                return value
-            }
+            if let value = storage.load() ?? naturalDefault(of: Value.self) { return value }
             preconditionFailure("The intent parameter \"\(title.key)\" (\(Value._parameterTypeName)) was read before it was set: give it a value in the intent's initialiser, or configure the control")
         }
         set {
@@ -76,6 +70,18 @@ extension Optional: _ParameterFallback { static var _fallbackValue: Any { Option
 
 private func firstCase<E: AppEnum>(of type: E.Type) -> Any? { E.allCases.first }
 
+/// What an unset parameter or entity property of a type reads as: `false`, `0`, `""`, an enum's
+/// first case, `nil`; nil for types without one (entities).
+func naturalDefault<Value: _IntentValue>(of type: Value.Type) -> Value? {
+    if let fallback = Value.self as? any _ParameterFallback.Type, let value = fallback._fallbackValue as? Value {
+        return value
+    }
+    if let enumType = Value.self as? any AppEnum.Type, let value = firstCase(of: enumType) as? Value {
+        return value
+    }
+    return nil
+}
+
 /// The runtime's view of a parameter found on an intent by reflection.
 protocol AnyIntentParameter: Sendable {
     var titleText: String { get }
@@ -83,6 +89,8 @@ protocol AnyIntentParameter: Sendable {
     var stringValue: String? { get }
     var typeName: String { get }
     func options() async throws -> [ParameterOption]
+    /// The choices a find selects, or nil if the type cannot be searched by its properties.
+    func find(_ find: EntityFind) async throws -> [ParameterOption]?
     /// Sets the value a string stands for; false if it stands for none.
     /// Writes in place: only for intents the runtime has just created and owns alone.
     func assign(fromString string: String) async throws -> Bool
@@ -96,6 +104,7 @@ extension IntentParameter: AnyIntentParameter {
     var stringValue: String? { storage.load()?._parameterString }
     var typeName: String { Value._parameterTypeName }
     func options() async throws -> [ParameterOption] { try await Value._parameterOptions() }
+    func find(_ find: EntityFind) async throws -> [ParameterOption]? { try await Value._find(find) }
 
     func assign(fromString string: String) async throws -> Bool {
         guard let value = try await Value._parameterValue(from: string) else { return false }

@@ -33,6 +33,10 @@ extension StaticControlConfiguration: PrimitiveControlConfiguration {
     var isConfigurable: Bool { false }
     var parameters: [ControlParameter] { get async { [] } }
 
+    func find(_ find: EntityFind) async throws -> ControlParameter {
+        throw ControlError.notSearchable(kind: kind)
+    }
+
     func render(_ mode: RenderMode, configuration: [String: String]) async throws -> TemplateSnapshot {
         let value: Provider.Value
         switch mode {
