@@ -34,6 +34,30 @@ enum Libmosquitto {
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311), "mosquitto_int_option")
     }
 
+    /// The MQTT 5 CONNECT properties of this and every later connect and reconnect: a session
+    /// that outlives the connection (`sessionExpiry` seconds, `UInt32.max` for never, as MQTT
+    /// 3.1.1 keeps a session without a clean start) and the largest packet the broker may send.
+    ///
+    /// libmosquitto 2.0 keeps the properties given to `mosquitto_connect_bind_v5` for every later
+    /// (re)connect, but that call connects synchronously and has no asynchronous form. Given an
+    /// invalid port it keeps them and returns `MOSQ_ERR_INVAL` before any connect (it checks the
+    /// properties, keeps them, then the host and port), and the asynchronous connect that follows
+    /// sends them. The broker tests check that the session and the packet limit hold with the
+    /// libmosquitto of Debian 12 (2.0.11) and Debian 13 (2.0.21).
+    static func setConnectProperties(_ handle: OpaquePointer, sessionExpiry: UInt32, maximumPacketSize: UInt32?) throws {
+        var properties: OpaquePointer?
+        defer { mosquitto_property_free_all(&properties) }
+        try check(mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), sessionExpiry), "mosquitto_property_add_int32")
+        if let maximumPacketSize {
+            try check(mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), maximumPacketSize), "mosquitto_property_add_int32")
+        }
+        let kept = mosquitto_connect_bind_v5(handle, "", -1, 60, nil, properties)
+        guard kept == MOSQ_ERR_INVAL.rawValue else {
+            throw MQTTError(.configuration, call: "mosquitto_connect_bind_v5", mosquittoCode: kept,
+                            detail: "this libmosquitto (\(version)) did not take the MQTT 5 connect properties as 2.0 does; use \"protocol\": \"3.1.1\" in devices.json")
+        }
+    }
+
     /// `mosquitto_int_option(MOSQ_OPT_TCP_NODELAY)`: small packets go out at once instead of
     /// waiting on Nagle's algorithm for the broker's delayed ACK (up to 40 ms per command).
     static func disableNagle(_ handle: OpaquePointer) throws {
@@ -58,16 +82,19 @@ enum Libmosquitto {
         }
     }
 
-    /// `mosquitto_connect_callback_set`, `mosquitto_disconnect_callback_set`, `mosquitto_message_callback_set`.
+    /// `mosquitto_connect_callback_set`, `mosquitto_disconnect_callback_set`, `mosquitto_message_callback_set`,
+    /// `mosquitto_publish_v5_callback_set` (the broker's reason code for each QoS 1 publish).
     static func setCallbacks(
         _ handle: OpaquePointer,
         connect: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void,
         disconnect: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void,
-        message: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void
+        message: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void,
+        publish: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void
     ) {
         mosquitto_connect_callback_set(handle, connect)
         mosquitto_disconnect_callback_set(handle, disconnect)
         mosquitto_message_callback_set(handle, message)
+        mosquitto_publish_v5_callback_set(handle, publish)
     }
 
     /// `mosquitto_connect_async`: starts connecting without waiting for the broker.
@@ -95,11 +122,14 @@ enum Libmosquitto {
     static func write(_ handle: OpaquePointer) throws { try check(mosquitto_loop_write(handle, 1), "mosquitto_loop_write") }
     static func misc(_ handle: OpaquePointer) throws { try check(mosquitto_loop_misc(handle), "mosquitto_loop_misc") }
 
-    /// `mosquitto_publish`.
-    static func publish(_ handle: OpaquePointer, topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws {
+    /// `mosquitto_publish`: the message id the broker's acknowledgement will carry.
+    @discardableResult
+    static func publish(_ handle: OpaquePointer, topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws -> Int32 {
+        var mid: Int32 = 0
         try payload.withUnsafeBytes { bytes in
-            try check(mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, qos, retain), "mosquitto_publish")
+            try check(mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain), "mosquitto_publish")
         }
+        return mid
     }
 
     /// `mosquitto_subscribe`.
@@ -111,6 +141,12 @@ enum Libmosquitto {
     static func unsubscribe(_ handle: OpaquePointer, filter: String) throws {
         try check(mosquitto_unsubscribe(handle, nil, filter), "mosquitto_unsubscribe")
     }
+
+    /// `mosquitto_reason_string`: an MQTT 5 reason code in words ("Not authorized").
+    static func reasonString(_ code: Int32) -> String { String(cString: mosquitto_reason_string(code)) }
+
+    /// `mosquitto_strerror`: a `MOSQ_ERR_*` in words.
+    static func errorString(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
 
     /// `mosquitto_connack_string`: why the broker refused a connection.
     static func connackReason(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }

@@ -24,6 +24,9 @@ public final class MQTTConnection: @unchecked Sendable {
     private var writeResumed = false
     private var housekeeping: (any DispatchSourceTimer)?
     private var subscriptions: [(filter: String, qos: Int32)] = []
+    /// The topic of each QoS 1 publish the broker has not acknowledged yet, by message id: to
+    /// name the topic of one it refuses.
+    private var unacknowledged: [Int32: String] = [:]
     private var isConnected = false
     private var stopped = false
     private var started = false
@@ -59,6 +62,12 @@ public final class MQTTConnection: @unchecked Sendable {
         self.handle = handle
         do {
             try Libmosquitto.setProtocolVersion(handle, v5: configuration.protocolV5)
+            if configuration.protocolV5 {
+                try Libmosquitto.setConnectProperties(
+                    handle, sessionExpiry: configuration.cleanSession ? 0 : UInt32.max,
+                    maximumPacketSize: configuration.maximumPacketSize.map { UInt32(clamping: $0) }
+                )
+            }
             try Libmosquitto.disableNagle(handle)
             if let username = configuration.username {
                 try Libmosquitto.setCredentials(handle, username: username, password: configuration.password)
@@ -74,7 +83,7 @@ public final class MQTTConnection: @unchecked Sendable {
             // the handle, exactly once.
             throw error
         }
-        Libmosquitto.setCallbacks(handle, connect: onConnect, disconnect: onDisconnect, message: onMessage)
+        Libmosquitto.setCallbacks(handle, connect: onConnect, disconnect: onDisconnect, message: onMessage, publish: onPublish)
     }
 
     deinit {
@@ -116,7 +125,13 @@ public final class MQTTConnection: @unchecked Sendable {
         queue.async {
             guard !self.stopped else { return }
             do {
-                try Libmosquitto.publish(self.handle, topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retain)
+                let mid = try Libmosquitto.publish(self.handle, topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retain)
+                if message.qos > 0 {
+                    // Bounded: libmosquitto holds at most what it has queued; a broker that never
+                    // acknowledges costs names, not memory.
+                    if self.unacknowledged.count >= 4096 { self.unacknowledged.removeAll() }
+                    self.unacknowledged[mid] = message.topic
+                }
             } catch {
                 // Not connected: the state is republished after the next connect.
             }
@@ -236,9 +251,10 @@ public final class MQTTConnection: @unchecked Sendable {
         do {
             try step(handle)
             updateWriteInterest()
-        } catch {
+        } catch where readSource != nil {
+            // (Unless the disconnect callback, inside the step, has handled the loss already.)
             lost(String(describing: error), first: false)
-        }
+        } catch {}
     }
 
     /// Watches for writability only while libmosquitto has something to send.
@@ -271,7 +287,8 @@ public final class MQTTConnection: @unchecked Sendable {
 
     fileprivate func didConnect(_ code: Int32) {
         guard code == 0 else {
-            eventContinuation.yield(.refused(Libmosquitto.connackReason(code)))
+            // MQTT 5 reason codes (135 "Not authorized") are not MQTT 3.1.1 CONNACK codes.
+            eventContinuation.yield(.refused(configuration.protocolV5 ? Libmosquitto.reasonString(code) : Libmosquitto.connackReason(code)))
             return
         }
         isConnected = true
@@ -282,13 +299,34 @@ public final class MQTTConnection: @unchecked Sendable {
         eventContinuation.yield(.connected)
     }
 
+    /// The connection ended, inside a loop call. Under MQTT 5 the broker may say why with a
+    /// DISCONNECT ("Session taken over"); libmosquitto then closes its socket and its loop calls
+    /// report success from then on, so the loss is handled here, not left to the next failed call.
     fileprivate func didDisconnect(_ code: Int32) {
         isConnected = false
+        guard !stopped, readSource != nil else { return }
+        let reason = configuration.protocolV5 && code >= 0x80
+            ? "the broker closed the connection: \(Libmosquitto.reasonString(code))"
+            : "the connection ended: \(Libmosquitto.errorString(code))"
+        lost(reason, first: false)
     }
 
     fileprivate func didReceive(_ message: MQTTMessage) {
         messageContinuation.yield(message)
     }
+
+    /// A publish was acknowledged (QoS 1) or sent (QoS 0), with the broker's reason code (MQTT 5;
+    /// always 0 under 3.1.1, where a broker cannot say no).
+    fileprivate func didPublish(_ mid: Int32, reason: Int32) {
+        let topic = unacknowledged.removeValue(forKey: mid)
+        guard reason >= 0x80, let topic else { return }
+        eventContinuation.yield(.publishRefused(topic: topic, reason: Libmosquitto.reasonString(reason)))
+    }
+}
+
+private let onPublish: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void = { _, context, mid, reason, _ in
+    guard let context else { return }
+    Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue().didPublish(mid, reason: reason)
 }
 
 private let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, context, code in

@@ -35,6 +35,9 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     case refused(String)
     /// The connection was lost or could not be made; a reconnect follows after `retryIn`.
     case disconnected(reason: String, retryIn: Duration)
+    /// Under MQTT 5, the broker acknowledged a QoS 1 publish with a failure: most often its ACL
+    /// does not let this client write the topic ("Not authorized").
+    case publishRefused(topic: String, reason: String)
 }
 
 /// How to reach the broker.
@@ -57,6 +60,9 @@ public struct MQTTClientConfiguration: Sendable {
     /// Payloads larger than this are not copied out of libmosquitto's buffer: the message arrives
     /// with ``MQTTMessage/isOversized`` set and no payload. Nil: no limit.
     public var maximumPayloadSize: Int?
+    /// Under MQTT 5, the largest packet the broker may send this client; it drops larger ones
+    /// for it, so they never reach this process. Nil: no limit (and always under MQTT 3.1.1).
+    public var maximumPacketSize: Int?
 
     public init(host: String = "127.0.0.1", port: Int = 1883, clientID: String? = nil, keepalive: Int = 60) {
         self.host = host

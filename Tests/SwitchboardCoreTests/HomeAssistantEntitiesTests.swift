@@ -24,6 +24,7 @@ struct HomeAssistantEntitiesTests {
         let topics = try await retained(broker).keys.filter { $0.hasSuffix("/config") }.sorted()
         #expect(topics == [
             "homeassistant/binary_sensor/garage-pi/connectivity/config",
+            "homeassistant/binary_sensor/garage-pi/problems/config",
             "homeassistant/button/garage-pi/garage/config",
             "homeassistant/device_automation/garage-pi/button_hold/config",
             "homeassistant/device_automation/garage-pi/button_press/config",
@@ -140,7 +141,7 @@ struct HomeAssistantNodeEntitiesTests {
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/diagnostics")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
-        #expect(await observer.waitFor("\(Self.base)/diagnostics")?.text == #"{"rejectedMessages":0,"version":"\#(Switchboard.version)"}"#)
+        #expect(await observer.waitFor("\(Self.base)/diagnostics")?.text == #"{"problems":[],"rejectedMessages":0,"version":"\#(Switchboard.version)"}"#)
         for _ in 0..<3 { observer.publish("\(Self.base)/controls/porch/set", "SIDEWAYS") }
         #expect(await observer.waitFor("\(Self.base)/diagnostics") { $0.text?.contains(#""rejectedMessages":3"#) == true } != nil,
                 "\(observer.messages.map { $0.text ?? "" })")

@@ -90,7 +90,8 @@ struct MQTTCommandPathTests {
         try await first.start()
         try await second.start()
         let said = "another client is connecting with the same client id (switchboard-garage-pi), most likely a second node named garage-pi"
-        #expect(await first.waitUntil(timeout: .seconds(30)) { first.log.contains(said) || second.log.contains(said) })
+        #expect(await first.waitUntil(timeout: .seconds(30)) { first.log.contains(said) || second.log.contains(said) },
+                "first:\n\(first.log.suffix(1500))\nsecond:\n\(second.log.suffix(1500))")
     }
 
     @Test func commandsThatArriveWhileLockedStayRefusedAfterAnUnlock() async throws {

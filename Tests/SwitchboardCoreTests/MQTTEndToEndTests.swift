@@ -122,6 +122,23 @@ struct MQTTEndToEndTests {
         #expect(await daemon.cli(["status"]).stdout.contains("output porch: off"))
     }
 
+    /// Under MQTT 5 the node tells the broker the largest packet it takes (64 KiB), and the broker
+    /// drops larger ones for it: a flood of 16 MiB messages never reaches its memory. Under 3.1.1
+    /// it arrives, is not copied out of libmosquitto's buffer, and is refused as too large.
+    @Test(arguments: ["5", "3.1.1"])
+    func aPacketLargerThanTheNodeTakesNeverReachesItUnderMQTT5(protocol version: String) async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port)
+            .replacingOccurrences(of: #""port": \#(broker.port),"#, with: #""port": \#(broker.port), "protocol": "\#(version)","#))
+        try await daemon.start()
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/porch")
+        #expect(await observer.waitFor("\(Self.base)/controls/porch") != nil)
+        observer.publish("\(Self.base)/controls/porch/set", String(repeating: "x", count: 100_000))
+        observer.publish("\(Self.base)/controls/porch/set", "ON")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output porch: on") }, "\(daemon.log)")
+        #expect(daemon.log.contains("porch/set: larger than 4096 bytes") == (version == "3.1.1"), "\(daemon.log)")
+    }
+
     @Test func malformedPayloadsChangeNothingAndAreLoggedOncePerReason() async throws {
         let broker = try MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
@@ -190,6 +207,8 @@ struct MQTTEndToEndTests {
             #"{\#(availability),"default_entity_id":"sensor.garage-pi_version",\#(device),"entity_category":"diagnostic","icon":"mdi:information-outline","name":"Version",\#(origin),\#(available),"state_topic":"switchboard/garage-pi/diagnostics","unique_id":"switchboard_garage-pi_version","value_template":"{{ value_json.version }}"}"#)
         #expect(await observer.waitFor("homeassistant/sensor/garage-pi/rejected_messages/config")?.text ==
             #"{\#(availability),"default_entity_id":"sensor.garage-pi_rejected_messages",\#(device),"entity_category":"diagnostic","icon":"mdi:message-alert-outline","name":"Rejected messages",\#(origin),\#(available),"state_class":"total_increasing","state_topic":"switchboard/garage-pi/diagnostics","unique_id":"switchboard_garage-pi_rejected_messages","value_template":"{{ value_json.rejectedMessages }}"}"#)
+        #expect(await observer.waitFor("homeassistant/binary_sensor/garage-pi/problems/config")?.text ==
+            #"{\#(availability),"default_entity_id":"binary_sensor.garage-pi_problems",\#(device),"device_class":"problem","entity_category":"diagnostic","json_attributes_template":"{{ {'problems': value_json.problems} | tojson }}","json_attributes_topic":"switchboard/garage-pi/diagnostics","name":"Problems",\#(origin),\#(available),"state_topic":"switchboard/garage-pi/diagnostics","unique_id":"switchboard_garage-pi_problems","value_template":"{{ 'ON' if value_json.problems else 'OFF' }}"}"#)
         #expect(await observer.waitFor("homeassistant/event/garage-pi/commands/config")?.text ==
             #"{\#(availability),"default_entity_id":"event.garage-pi_commands",\#(device),"event_types":["performed","refused","failed","expired","superseded"],"icon":"mdi:gesture-tap-button","name":"Commands",\#(origin),\#(available),"state_topic":"switchboard/garage-pi/outcomes","unique_id":"switchboard_garage-pi_commands"}"#)
 
@@ -279,13 +298,39 @@ struct MQTTCredentialsTests {
         #expect(sub.stdout == "online\n")
     }
 
+    /// MQTT 5 (the default) lets the broker say that its ACL refused a QoS 1 publish: the node
+    /// names each refused topic in its log, `status` and `health`, and says what to change.
+    @Test func aPublishTheBrokersACLRefusesIsNamedInTheLogStatusAndHealth() async throws {
+        let acl = NSTemporaryDirectory() + "switchboard-acl-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: acl) }
+        // The node may use its own topics, not Home Assistant's discovery ones.
+        try "user garage-pi\ntopic readwrite switchboard/garage-pi/#\ntopic read zigbee2mqtt/#\n".write(toFile: acl, atomically: true, encoding: .utf8)
+        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"], aclFile: acl)
+        let daemon = try DaemonHarness(configuration: "")
+        try "s3cret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
+        try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/mqtt-password"))
+        try await daemon.start()
+        let porch = "homeassistant/light/garage-pi/porch/config"
+        #expect(await daemon.waitUntil { daemon.log.contains("error: mqtt: the broker refused to let this node publish \(porch) (Not authorized); allow the user \"garage-pi\" to write it in the broker's ACL (see deploy/mosquitto/switchboard.acl)") }, "\(daemon.log)")
+        #expect(!daemon.log.contains("publish switchboard/"), "its own topics are allowed")
+        let status = await daemon.cli(["status"]).stdout
+        #expect(status.contains("mqtt: the broker refused to let this node publish \(porch) (Not authorized): allow the user \"garage-pi\" to write it in the broker's ACL\n"), "\(status)")
+        let refusedLines = status.split(separator: "\n").filter { $0.contains("the broker refused to let this node publish") }
+        #expect(refusedLines.count == 8, "eight topics named, the rest counted: \(status)")
+        #expect(status.contains("publishes in all since the node connected (8 topics named above)"), "\(status)")
+        let health = await daemon.cli(["health"])
+        #expect(health.status == 1)
+        #expect(health.stdout.contains("mqtt: the broker refused to let this node publish \(porch) (Not authorized)"), "\(health.stdout)")
+        #expect(daemon.log.components(separatedBy: "the broker refused to let this node publish").count - 1 == 8, "each topic logged once, eight at most")
+    }
+
     @Test func wrongPasswordIsReportedWithWhatToCheck() async throws {
         let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"])
         let daemon = try DaemonHarness(configuration: "")
         try "guess\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
         try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/mqtt-password"))
         try await daemon.start()
-        #expect(await daemon.waitUntil { daemon.log.contains("refused the connection: Connection Refused: not authorised.; check username and passwordFile in devices.json and the broker's ACL") })
+        #expect(await daemon.waitUntil { daemon.log.contains("refused the connection: Not authorized; check username and passwordFile in devices.json and the broker's ACL") }, "\(daemon.log)")
         #expect(await daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
     }
 
@@ -348,6 +393,15 @@ struct MQTTTLSTests {
                                                                      "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
         #expect(published.status == 0, "\(published.stderr)")
         #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output porch: on") })
+        // No client may send a packet over 1 MiB (max_packet_size): the broker disconnects one
+        // that does, and nothing of it reaches the node.
+        let huge = daemon.directory + "/huge"
+        try Data(repeating: UInt8(ascii: "x"), count: 2 << 20).write(to: URL(fileURLWithPath: huge))
+        let oversized = await DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(tlsPort), "--cafile", broker.caFile, "-u", "homeassistant", "-P", "ha-secret",
+                                                                    "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-f", huge])
+        #expect(oversized.status != 0, "the broker took a 2 MiB packet: \(oversized.stdout)")
+        #expect(await daemon.cli(["off", "porch"]).status == 0)
+        #expect(!daemon.log.contains("larger than 4096 bytes"), "\(daemon.log)")
         // The plain listener answers on loopback only, and only to users with a password.
         let anonymous = await DaemonHarness.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "switchboard/garage-pi/controls/porch/set", "-m", "OFF"])
         #expect(anonymous.status != 0)

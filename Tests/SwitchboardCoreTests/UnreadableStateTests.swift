@@ -33,4 +33,22 @@ struct UnreadableStateTests {
         #expect(await daemon.cli(["unlock"]).status == 0)
         #expect(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: state))) is [String: Any])
     }
+
+    /// The start from an unreadable state is a problem on the node's MQTT diagnostics, which Home
+    /// Assistant shows as its "Problems" binary sensor (on, with the problem as an attribute).
+    @Test func anUnreadableStateIsAProblemOnTheMQTTDiagnostics() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/garage-pi/diagnostics")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        let state = daemon.stateDirectory + "/state.json"
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: state))
+        try await daemon.start()
+        let diagnostics = try #require(await observer.waitFor("switchboard/garage-pi/diagnostics"))
+        let payload = try #require(try JSONSerialization.jsonObject(with: Data(diagnostics.payload)) as? [String: Any])
+        let problems = try #require(payload["problems"] as? [String])
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("state: state file \(state) is not a Switchboard state file") == true, "\(problems)")
+        #expect(problems.first?.hasSuffix("and the node locked (switchboard unlock)") == true, "\(problems)")
+    }
 }

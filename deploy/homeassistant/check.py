@@ -43,6 +43,7 @@ EXPECTED = {
     "sensor.garage_pi_version": ("switchboard_garage-pi_version", "Version", "mdi:information-outline"),
     "sensor.garage_pi_rejected_messages": ("switchboard_garage-pi_rejected_messages", "Rejected messages",
                                            "mdi:message-alert-outline"),
+    "binary_sensor.garage_pi_problems": ("switchboard_garage-pi_problems", "Problems", None),
     "event.garage_pi_commands": ("switchboard_garage-pi_commands", "Commands", "mdi:gesture-tap-button"),
     # The door contact this check adds to the sample (an input device): a binary sensor.
     "binary_sensor.garage_pi_contact": ("switchboard_garage-pi_input_contact", "Door Contact", None),
@@ -350,7 +351,8 @@ class Check:
                "every other entity belongs to the node's device")
         for entity_id, entry in registry.items():
             category = {"binary_sensor.garage_pi_connectivity": "diagnostic", "sensor.garage_pi_version": "diagnostic",
-                        "sensor.garage_pi_rejected_messages": "diagnostic", "select.garage_pi_kitchen_device": "config",
+                        "sensor.garage_pi_rejected_messages": "diagnostic", "binary_sensor.garage_pi_problems": "diagnostic",
+                        "select.garage_pi_kitchen_device": "config",
                         OUTLET_ENTITY: "config"}
             expect(entry["entity_category"] == category.get(entity_id), f"{entity_id}: entity category {category.get(entity_id)}",
                    entry["entity_category"])
@@ -372,6 +374,7 @@ class Check:
                             and s["binary_sensor.garage_pi_connectivity"] == "on"
                             and s["sensor.garage_pi_version"] == self.version
                             and s["sensor.garage_pi_rejected_messages"] == "0"
+                            and s["binary_sensor.garage_pi_problems"] == "off"
                             and s["event.garage_pi_commands"] == "unknown"
                             and s["binary_sensor.garage_pi_contact"] == "off")
         for entity_id in EXPECTED:
@@ -573,7 +576,7 @@ class Check:
                             self.device(f"switchboard_{NODE}_fan")),
                    lambda s: s == (None, False, []), timeout=10)
         kept = {"light.garage_pi_porch", "button.garage_pi_garage", OUTLET_ENTITY} | {e for e in EXPECTED if e.split(".")[1].startswith(
-            ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_commands",
+            ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_problems", "garage_pi_commands",
              "garage_pi_contact"))}
         expect(set(self.switchboard_entities()) == kept,
                "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities and the node's own",
@@ -584,6 +587,19 @@ class Check:
         expect("another client wrote" not in log and "ignored a message" in log,
                "the daemon saw no other client write its own topics (Home Assistant does not), only the two malformed commands",
                [line for line in log.splitlines() if "another client" in line or "ignored" in line])
+
+    def problems(self):
+        print("Problems: an unreadable state file", flush=True)
+        self.daemon.stop()
+        state = os.path.join(self.daemon.state, "state.json")
+        pathlib.Path(state).write_text("garbage")
+        self.daemon.start()
+        seen = eventually("started from an unreadable state file, the node has a problem",
+                          lambda: (self.state("binary_sensor.garage_pi_problems"),
+                                   self.attributes("binary_sensor.garage_pi_problems").get("problems")),
+                          lambda s: s[0] == "on" and isinstance(s[1], list) and len(s[1]) == 1, 10)
+        expect(seen[1][0].startswith(f"state: state file {state} is not a Switchboard state file"),
+               "the problem is the state file, named, as switchboard status says it", seen[1])
 
     def run(self):
         try:
@@ -598,6 +614,7 @@ class Check:
             self.placements()
             self.reload()
             self.availability()
+            self.problems()
             self.daemon.stop()
         finally:
             self.daemon.kill()

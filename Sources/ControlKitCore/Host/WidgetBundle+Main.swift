@@ -75,7 +75,8 @@ func serveLineProtocol(center: ControlCenter, input: Int32, output: QueuedLineWr
                 case .line(let line):
                     let decoded = ControlLineProtocol.decodeCommand(line)
                     if case .success(let command) = decoded, command.call != nil {
-                        work.addTask { output.send(ControlLineProtocol.encodeLine(await handler.handle(command))) }
+                        // Awaited, so that the extension does not end before its answer is out.
+                        work.addTask { await output.write(ControlLineProtocol.encodeLine(await handler.handle(command))) }
                     } else {
                         enqueue.yield(decoded)
                     }

@@ -116,7 +116,7 @@ public enum ConfigurationLoader {
         if reader.value("password") != nil {
             problems.append(ConfigurationProblem("mqtt.password", "passwords are never kept in devices.json: put it in a file readable only by the service user and give its path as \"passwordFile\""))
         }
-        let version = reader.string("protocol", &problems) ?? "3.1.1"
+        let version = reader.string("protocol", &problems) ?? "5"
         if version != "3.1.1" && version != "5" {
             problems.append(ConfigurationProblem("mqtt.protocol", "\"\(version)\" is not one of \"3.1.1\", \"5\""))
         }

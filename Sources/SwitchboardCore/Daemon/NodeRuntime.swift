@@ -26,6 +26,9 @@ public final class NodeRuntime: Sendable {
     private let stop: AsyncStream<Void>.Continuation
     private let stopped: AsyncStream<Void>
     private let log: Log
+    /// What went wrong with the node beyond this configuration (an unreadable state file moved
+    /// aside at start), for the MQTT diagnostics.
+    let problems: @Sendable () -> [String]
 
     /// Requests the lines (or takes them from the previous configuration's `handover`), registers
     /// the controls and places the placements.
@@ -34,10 +37,12 @@ public final class NodeRuntime: Sendable {
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], persisted: PersistedState,
         stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none,
-        mqttConnection: MQTTBridge.Handover? = nil, log: Log, clock: some Clock<Duration> = ContinuousClock()
+        mqttConnection: MQTTBridge.Handover? = nil, log: Log, problems: @escaping @Sendable () -> [String] = { [] },
+        clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         self.configuration = configuration
         self.log = log
+        self.problems = problems
         self.clock = AnyClock(clock)
         hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, handover: handover, clock: clock)
         do {

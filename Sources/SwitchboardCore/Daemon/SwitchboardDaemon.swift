@@ -219,7 +219,8 @@ public final class SwitchboardDaemon: Sendable {
         }
         let runtime = try await NodeRuntime(
             configuration: configuration, chips: opened.chips, persisted: persisted, stateFile: stateFile,
-            extraControls: swiftControls + extensionDefinitions(for: configuration), handover: handover, mqttConnection: mqttConnection, log: log
+            extraControls: swiftControls + extensionDefinitions(for: configuration), handover: handover, mqttConnection: mqttConnection, log: log,
+            problems: { [warnings] in warnings.withLock { $0 } }
         )
         chips.withLock { $0 = opened }
         return runtime

@@ -3,7 +3,8 @@ import ControlKitCore
 extension HomeAssistantDiscovery {
     /// The node's own entities: its lock (`lock`), and, as diagnostics, whether it is connected
     /// (`binary_sensor`, connectivity), its version and how many MQTT messages it rejected
-    /// (`sensor`s on `<base>/diagnostics`); and the outcome of every command sent to it over MQTT
+    /// (`sensor`s on `<base>/diagnostics`) and whether anything is wrong that a person must fix (a
+    /// `problem` binary sensor, the problems as its attribute); and the outcome of every command sent to it over MQTT
     /// (`event`, on `<base>/outcomes`), so that a refused or failed press is seen in Home Assistant.
     public func nodeEntities() -> [Message] {
         let lock: Fields = [
@@ -47,6 +48,17 @@ extension HomeAssistantDiscovery {
             ("state_topic", .string(topics.diagnostics)),
             ("value_template", .string("{{ value_json.rejectedMessages }}")),
         ] + available
+        let problems: Fields = [
+            ("name", .string("Problems")),
+            ("unique_id", .string("switchboard_\(node)_problems")),
+            ("default_entity_id", .string("binary_sensor.\(node)_problems")),
+            ("device_class", .string("problem")),
+            ("entity_category", .string("diagnostic")),
+            ("state_topic", .string(topics.diagnostics)),
+            ("value_template", .string("{{ 'ON' if value_json.problems else 'OFF' }}")),
+            ("json_attributes_topic", .string(topics.diagnostics)),
+            ("json_attributes_template", .string("{{ {'problems': value_json.problems} | tojson }}")),
+        ] + available
         let outcomes: Fields = [
             ("name", .string("Commands")),
             ("unique_id", .string("switchboard_\(node)_commands")),
@@ -56,7 +68,7 @@ extension HomeAssistantDiscovery {
             ("event_types", .array(Self.outcomeTypes.map(JSONValue.string))),
         ] + available
         return [("lock", "lock", lock), ("binary_sensor", "connectivity", connectivity), ("sensor", "version", version),
-                ("sensor", "rejected_messages", rejected), ("event", "commands", outcomes)].map { component, object, fields in
+                ("sensor", "rejected_messages", rejected), ("binary_sensor", "problems", problems), ("event", "commands", outcomes)].map { component, object, fields in
             Message(topic: "\(prefix)/\(component)/\(node)/\(object)/config", payload: .object(fields + [("device", device), ("origin", origin)]))
         }
     }

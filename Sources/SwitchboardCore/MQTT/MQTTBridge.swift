@@ -65,6 +65,8 @@ public final class MQTTBridge: Sendable {
         /// The entity each placement was last announced with, by placement id: announced again when
         /// it changes (its name follows a configurable control's device, its icon the symbol).
         var announcedEntities: [String: [UInt8]] = [:]
+        /// What the broker refused to let the node publish since it connected (MQTT 5).
+        var refused = RefusedPublishes()
     }
 
     // Invariant: only touched under the mutex.
@@ -107,6 +109,8 @@ public final class MQTTBridge: Sendable {
         configuration.username = settings.username
         // Nothing Switchboard accepts is larger; a flood of large messages costs no memory.
         configuration.maximumPayloadSize = CommandPayload.maximumSize
+        // Under MQTT 5 the broker sends nothing larger at all (it drops it for this node).
+        configuration.maximumPacketSize = Self.maximumPacketSize
         configuration.cleanSession = settings.cleanSession
         if let file = settings.passwordFile {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -120,9 +124,16 @@ public final class MQTTBridge: Sendable {
         configuration.tlsKeyFile = settings.tls?.keyFile
         configuration.will = will
         connection = try MQTTConnection(configuration)
-        if configuration.protocolV5, !configuration.cleanSession {
-            log(.warning, "mqtt: with \"protocol\": \"5\" the broker ends this node's session when it disconnects (libmosquitto asks for no session expiry on an asynchronous connect), so QoS 1 commands sent while the node is away are lost; use \"protocol\": \"3.1.1\" to have them delivered when it returns")
-        }
+    }
+
+    /// The largest MQTT packet the node takes (MQTT 5): commands are at most 4 KiB, the state
+    /// messages of other systems' devices a few; a larger one costs the node nothing.
+    static let maximumPacketSize = 65_536
+
+    /// What the broker refused to let the node publish since it connected, for `status` and `health`.
+    public var refusalWarnings: [String] {
+        let user = settings.username
+        return state.withLock { $0.refused.warnings(user: user) }
     }
 
     /// What a bridge hands the next configuration's: its connection, and its counts of rejected
@@ -223,11 +234,18 @@ public final class MQTTBridge: Sendable {
                 $0.disconnectedSince = nil
                 $0.takeovers.connected(at: now)
                 $0.retained.settle()
+                $0.refused.reset()
             }
             await publishEverything()
             requestStates()
         case .refused(let reason):
             log(.error, "mqtt: \(settings.host):\(settings.port) refused the connection: \(reason); check username and passwordFile in devices.json and the broker's ACL")
+        case .publishRefused(let topic, let reason):
+            if state.withLock({ $0.refused.record(topic, reason: reason) }) {
+                let user = settings.username.map { "the user \"\($0)\"" } ?? "anonymous clients"
+                log(.error, "mqtt: the broker refused to let this node publish \(topic) (\(reason)); allow \(user) to write it in the broker's ACL (see deploy/mosquitto/switchboard.acl)")
+                diagnosticsRelease.note()
+            }
         case .disconnected(let reason, let retryIn):
             // One line when the connection is lost, then one per 20 failed attempts or when the
             // reason changes: a board whose broker is down for days must not fill its journal.
@@ -272,7 +290,10 @@ public final class MQTTBridge: Sendable {
     /// `<base>/diagnostics`: the version and the count of rejected messages, retained.
     func publishDiagnostics() {
         let rejected = state.withLock { $0.rejected.values.reduce(0, +) }
-        let payload = JSONValue.object([("rejectedMessages", .number(Double(rejected))), ("version", .string(Switchboard.version))])
+        let problems = runtime.problems() + refusalWarnings
+        let payload = JSONValue.object([
+            ("problems", .array(problems.map(JSONValue.string))), ("rejectedMessages", .number(Double(rejected))), ("version", .string(Switchboard.version)),
+        ])
         publishRetained(topics.diagnostics, Array(ControlLineProtocol.encodeLine(payload).utf8))
     }
 
