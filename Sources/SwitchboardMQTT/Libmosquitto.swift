@@ -145,9 +145,6 @@ enum Libmosquitto {
     /// `mosquitto_reason_string`: an MQTT 5 reason code in words ("Not authorized").
     static func reasonString(_ code: Int32) -> String { String(cString: mosquitto_reason_string(code)) }
 
-    /// `mosquitto_strerror`: a `MOSQ_ERR_*` in words.
-    static func errorString(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
-
     /// `mosquitto_connack_string`: why the broker refused a connection.
     static func connackReason(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
 

@@ -27,6 +27,8 @@ public final class MQTTConnection: @unchecked Sendable {
     /// The topic of each QoS 1 publish the broker has not acknowledged yet, by message id: to
     /// name the topic of one it refuses.
     private var unacknowledged: [Int32: String] = [:]
+    /// Why the broker ended the connection, when it said so (MQTT 5).
+    private var serverDisconnect: String?
     private var isConnected = false
     private var stopped = false
     private var started = false
@@ -191,6 +193,7 @@ public final class MQTTConnection: @unchecked Sendable {
 
     private func attempt(first: Bool) {
         guard !stopped else { return }
+        serverDisconnect = nil
         do {
             if first {
                 try Libmosquitto.connect(handle, host: configuration.host, port: configuration.port, keepalive: configuration.keepalive)
@@ -250,11 +253,17 @@ public final class MQTTConnection: @unchecked Sendable {
         guard !stopped, readSource != nil else { return }
         do {
             try step(handle)
+            // Under MQTT 5 a broker may end the connection with a DISCONNECT ("Session taken
+            // over"): libmosquitto closes its socket and its loop calls report success from then
+            // on, so a closed socket is the loss.
+            guard Libmosquitto.socket(handle) >= 0 else {
+                lost(serverDisconnect ?? "the broker closed the connection", first: false)
+                return
+            }
             updateWriteInterest()
-        } catch where readSource != nil {
-            // (Unless the disconnect callback, inside the step, has handled the loss already.)
+        } catch {
             lost(String(describing: error), first: false)
-        } catch {}
+        }
     }
 
     /// Watches for writability only while libmosquitto has something to send.
@@ -299,16 +308,11 @@ public final class MQTTConnection: @unchecked Sendable {
         eventContinuation.yield(.connected)
     }
 
-    /// The connection ended, inside a loop call. Under MQTT 5 the broker may say why with a
-    /// DISCONNECT ("Session taken over"); libmosquitto then closes its socket and its loop calls
-    /// report success from then on, so the loss is handled here, not left to the next failed call.
+    /// The connection ended, inside a loop call: under MQTT 5 the reason code of the broker's
+    /// DISCONNECT, if it sent one, says why (``service(_:)`` handles the loss).
     fileprivate func didDisconnect(_ code: Int32) {
         isConnected = false
-        guard !stopped, readSource != nil else { return }
-        let reason = configuration.protocolV5 && code >= 0x80
-            ? "the broker closed the connection: \(Libmosquitto.reasonString(code))"
-            : "the connection ended: \(Libmosquitto.errorString(code))"
-        lost(reason, first: false)
+        serverDisconnect = configuration.protocolV5 && code >= 0x80 ? "the broker closed the connection: \(Libmosquitto.reasonString(code))" : nil
     }
 
     fileprivate func didReceive(_ message: MQTTMessage) {

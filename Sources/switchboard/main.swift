@@ -8,6 +8,8 @@ import SwitchboardGPIO
 
 let usage = """
 usage: switchboard [--socket PATH] <command> [arguments]
+       switchboard --broker mqtt[s]://HOST[:PORT] [--username U --password-file F] [--ca-file F]
+                   [--prefix P] center [--json] | on|off|toggle|press <node>/<id>
 
   gallery                                 the controls gallery
   center [--json]                         Control Center, drawn in the terminal
@@ -32,6 +34,9 @@ usage: switchboard [--socket PATH] <command> [arguments]
   check <file> [--simulate]               validate a devices.json without a daemon
 
   --socket PATH   the daemon's socket (default /run/switchboard/switchboard.sock)
+  --broker URL    every node on this MQTT broker instead (the fleet): its Control Center,
+                  grouped by node, from what the nodes keep retained there; commands to
+                  node/id through the topic contract, waiting for the node's result
   --version       print the version and the libraries it was built with
   -h, --help      show this help
 
@@ -110,6 +115,29 @@ func flag(_ name: String) -> Bool {
     return true
 }
 
+/// The broker, for the fleet commands (`--broker`); nil for one daemon's socket.
+@MainActor
+func fleetBroker() -> FleetBroker? {
+    guard let url = option("--broker") else { return nil }
+    var broker: FleetBroker
+    do {
+        broker = try FleetBroker(url: url)
+    } catch {
+        fail(error.description, .usage)
+    }
+    broker.username = option("--username")
+    if let file = option("--password-file") {
+        guard let data = FileManager.default.contents(atPath: file) else { fail("--password-file \(file) cannot be read", .usage) }
+        broker.password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    broker.caFile = option("--ca-file")
+    if broker.tls && broker.caFile == nil { fail("\(url) speaks TLS: give the CA that signed the broker's certificate with --ca-file", .usage) }
+    if let prefix = option("--prefix") { broker.prefix = prefix }
+    return broker
+}
+
+let broker = fleetBroker()
+if arguments.isEmpty { fail("a command is needed\n\n\(usage)", .usage) }
 let command = arguments.removeFirst()
 let client = SocketClient(path: socketPath)
 let color = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
@@ -148,6 +176,8 @@ func describe(_ p: ControlPresentation) -> String {
 func finishArguments() {
     if let extra = arguments.first { fail("unexpected \(extra)\n\n\(usage)", .usage) }
 }
+
+if let broker { await runFleet(broker) }
 
 switch command {
 case "gallery":

@@ -1,0 +1,215 @@
+import ControlKitCore
+import Foundation
+import SwitchboardCore
+import SwitchboardMQTT
+import SwitchboardSupport
+
+/// Where the fleet is: the broker every node publishes to, and how to log in.
+struct FleetBroker: Sendable {
+    var host: String
+    var port: Int
+    /// `mqtts://`: the broker speaks TLS, and `caFile` is the CA that signed its certificate.
+    var tls: Bool
+    var caFile: String?
+    var username: String?
+    var password: String?
+    /// The topic prefix the nodes' bases share: a node's base is `<prefix>/<node>` (devices.json's
+    /// default `baseTopic`).
+    var prefix = "switchboard"
+
+    /// A broker from `mqtt://host[:port]` or `mqtts://host[:port]` (TLS, port 8883 by default).
+    init(url: String) throws(FleetError) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, ["mqtt", "mqtts"].contains(scheme),
+              let host = components.host, !host.isEmpty
+        else { throw FleetError("--broker \(url) is not mqtt://host[:port] or mqtts://host[:port]", exit: 2) }
+        self.host = host
+        tls = scheme == "mqtts"
+        port = components.port ?? (tls ? 8883 : 1883)
+    }
+}
+
+/// What went wrong talking to the fleet, with the CLI's exit status for it.
+struct FleetError: Error, CustomStringConvertible {
+    let description: String
+    let exit: Int32
+    init(_ description: String, exit: Int32) {
+        self.description = description
+        self.exit = exit
+    }
+}
+
+/// What the broker holds about one node: its status, its lock and its placed controls.
+struct FleetNode: Sendable, Codable, Equatable {
+    var node: String
+    /// `online`, `offline`, or nil when the node published no status.
+    var online: Bool?
+    var locked: Bool?
+    var controls: [ControlPresentation]
+}
+
+/// The CLI's view of every node on a broker, drawn from what the nodes keep retained there (their
+/// status, lock and presentations), and its commands through their topic contract: a `/set` with
+/// a transaction, answered on `/result`. No configuration lists the nodes; the broker does.
+final class FleetClient: Sendable {
+    private let broker: FleetBroker
+    private let connection: MQTTConnection
+
+    init(_ broker: FleetBroker) throws(FleetError) {
+        self.broker = broker
+        var configuration = MQTTClientConfiguration(host: broker.host, port: broker.port, clientID: "switchboard-cli-\(UUID().uuidString.prefix(8))", keepalive: 30)
+        configuration.cleanSession = true
+        configuration.protocolV5 = true
+        configuration.username = broker.username
+        configuration.password = broker.password
+        configuration.tlsCAFile = broker.caFile
+        do {
+            connection = try MQTTConnection(configuration)
+        } catch {
+            throw FleetError("\(error)", exit: 2)
+        }
+    }
+
+    /// Connects, or says why not (exit 3).
+    private func connect(subscribing filters: [String]) async throws(FleetError) {
+        for filter in filters { connection.subscribe(filter) }
+        let events = connection.events
+        connection.start()
+        for await event in events {
+            switch event {
+            case .connected: return
+            case .refused(let reason):
+                throw FleetError("the broker at \(broker.host):\(broker.port) refused the connection: \(reason); check --username and --password-file", exit: 3)
+            case .disconnected(let reason, _):
+                throw FleetError("cannot reach the broker at \(broker.host):\(broker.port): \(reason)", exit: 3)
+            case .publishRefused:
+                continue
+            }
+        }
+        throw FleetError("the connection to the broker ended", exit: 3)
+    }
+
+    /// Every node the broker knows, with its controls: what it holds retained, gathered until no
+    /// more arrives for `quiet` (retained messages come right after a subscription), at most `limit`.
+    func nodes(quiet: Duration = .milliseconds(300), limit: Duration = .seconds(5)) async throws(FleetError) -> [FleetNode] {
+        let picture = FleetPicture(prefix: broker.prefix)
+        let messages = connection.messages
+        try await connect(subscribing: ["\(broker.prefix)/+/status", "\(broker.prefix)/+/lock", "\(broker.prefix)/+/controls/+"])
+        let reader = Task { for await message in messages { picture.apply(message) } }
+        defer { reader.cancel() }
+        let clock = ContinuousClock()
+        let end = clock.now + limit
+        // Each message moves the deadline on; the wait ends when none came for `quiet`.
+        while true {
+            let deadline = min(picture.lastArrival(or: clock.now) + quiet, end)
+            guard deadline > clock.now else { break }
+            try? await Task.sleep(until: deadline, clock: clock)
+        }
+        connection.stop()
+        return picture.nodes
+    }
+
+    /// Performs `request` on control `id` of `node` and waits for its result.
+    /// - Returns: the control's title and the result (`outcome`, `valueText`, `dialog`, `error`).
+    func perform(_ request: String, node: String, id: String, timeout: Duration = .seconds(15)) async throws(FleetError) -> (title: String?, result: JSONValue) {
+        let base = "\(broker.prefix)/\(node)"
+        let transaction = UUID().uuidString
+        let messages = connection.messages
+        let events = connection.events
+        // The result's subscription goes first: once the control's retained presentation arrives,
+        // the broker has taken it, and no result can be missed.
+        try await connect(subscribing: ["\(base)/controls/\(id)/result", "\(base)/status", "\(base)/controls/\(id)"])
+        let payload = #"{"value": \#(request == "on" ? "true" : request == "off" ? "false" : "\"\(request.uppercased())\""), "transaction": "\#(transaction)"}"#
+        let outcome = await withTaskGroup(of: Result<(String?, JSONValue), FleetError>?.self) { group in
+            group.addTask { [connection] in
+                var title: String?
+                var offline = false
+                var sent = false
+                for await message in messages {
+                    if message.topic == "\(base)/status" { offline = message.text == "offline" }
+                    if message.topic == "\(base)/controls/\(id)", !sent {
+                        guard !offline else { return .failure(FleetError("\(node) is offline; its controls cannot be performed until it is back", exit: 1)) }
+                        title = (try? CheckedJSON.decode(ControlPresentation.self, from: Data(message.payload)))?.title
+                        connection.publish(MQTTMessage(topic: "\(base)/controls/\(id)/set", text: payload, qos: 1))
+                        sent = true
+                    }
+                    if message.topic == "\(base)/controls/\(id)/result", let result = try? JSONValue.parse(Data(message.payload)),
+                       result["transaction"] == .string(transaction) {
+                        return .success((title, result))
+                    }
+                }
+                return nil
+            }
+            group.addTask { [broker] in
+                // Under MQTT 5 the broker says at once when its ACL refuses the command.
+                for await event in events {
+                    switch event {
+                    case .publishRefused(let topic, let reason):
+                        let user = broker.username.map { "the user \"\($0)\"" } ?? "anonymous clients"
+                        return .failure(FleetError("the broker refused to let \(user) publish \(topic) (\(reason)); its ACL must let it write \(broker.prefix)/+/controls/+/set", exit: 1))
+                    case .disconnected(let reason, _):
+                        return .failure(FleetError("lost the broker at \(broker.host):\(broker.port): \(reason)", exit: 3))
+                    default:
+                        continue
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .failure(FleetError("no result from \(node)/\(id) within \(timeout): is there such a node, with such a control, online?", exit: 1))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        connection.stop()
+        switch outcome {
+        case .success(let answer)?: return answer
+        case .failure(let error)?: throw error
+        case nil: throw FleetError("the connection to the broker ended", exit: 3)
+        }
+    }
+}
+
+/// The retained picture being gathered: messages may arrive on any thread.
+private final class FleetPicture: Sendable {
+    private let prefix: String
+    private let state = Locked<(nodes: [String: FleetNode], last: ContinuousClock.Instant?)>(([:], nil))
+
+    init(prefix: String) { self.prefix = prefix }
+
+    func apply(_ message: MQTTMessage) {
+        let parts = message.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let prefixParts = prefix.split(separator: "/").count
+        guard parts.count > prefixParts + 1 else { return }
+        let node = parts[prefixParts], rest = Array(parts[(prefixParts + 1)...])
+        state.withLock { state in
+            state.last = ContinuousClock.now
+            var entry = state.nodes[node] ?? FleetNode(node: node, controls: [])
+            switch rest.first {
+            case "status": entry.online = message.text == "online"
+            case "lock": entry.locked = message.text == "LOCKED"
+            case "controls" where rest.count == 2:
+                entry.controls.removeAll { $0.id == rest[1] }
+                if !message.payload.isEmpty, let presentation = try? CheckedJSON.decode(ControlPresentation.self, from: Data(message.payload)) {
+                    entry.controls.append(presentation)
+                }
+            default: return
+            }
+            state.nodes[node] = entry
+        }
+    }
+
+    func lastArrival(or now: ContinuousClock.Instant) -> ContinuousClock.Instant { state.withLock { $0.last } ?? now }
+
+    /// The nodes by name, each node's controls by id.
+    var nodes: [FleetNode] {
+        state.withLock { $0.nodes.values }
+            .map { node in
+                var node = node
+                node.controls.sort { ($0.id ?? "") < ($1.id ?? "") }
+                return node
+            }
+            .sorted { $0.node < $1.node }
+    }
+}

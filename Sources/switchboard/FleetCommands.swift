@@ -1,0 +1,56 @@
+import ControlKitCore
+import Foundation
+import SwitchboardCore
+
+/// `switchboard --broker URL …`: the commands that talk to every node through the broker
+/// instead of one daemon's socket (`center`, `on`, `off`, `toggle`, `press` with `node/id`).
+@MainActor
+func runFleet(_ broker: FleetBroker) async -> Never {
+    do {
+        switch command {
+        case "center":
+            let json = flag("--json")
+            finishArguments()
+            let nodes = try await FleetClient(broker).nodes()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(nodes), as: UTF8.self))
+                exit(0)
+            }
+            guard !nodes.isEmpty else { fail("no Switchboard node on \(broker.host):\(broker.port) under \(broker.prefix)/", .refused) }
+            let renderer = ControlCenterRenderer(color: color)
+            for (index, node) in nodes.enumerated() {
+                let status = switch node.online {
+                case true?: "online"
+                case false?: "offline (its controls as it last published them)"
+                case nil: "no status"
+                }
+                if index > 0 { print("") }
+                print("\(node.node) — \(status)\(node.locked == true ? ", locked" : "")")
+                print(renderer.render(node.controls, locked: node.locked ?? false))
+            }
+        case "on", "off", "toggle", "press":
+            let target = argument("a control as node/id (shed-pi/porch)")
+            finishArguments()
+            let parts = target.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { fail("\(target) is not node/id, such as shed-pi/porch", .usage) }
+            let (title, result) = try await FleetClient(broker).perform(command, node: parts[0], id: parts[1])
+            let outcome = result["outcome"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? "unknown"
+            let text = { (key: String) -> String? in if case .string(let value)? = result[key] { value } else { nil } }
+            guard outcome == "performed" else {
+                fail("\(target): \(outcome): \(text("error") ?? "the node gave no reason")", .refused)
+            }
+            print([target, title, text("valueText")].compactMap { $0 }.joined(separator: " "))
+            if let dialog = text("dialog") { print(dialog) }
+        default:
+            fail("with --broker: center, on, off, toggle, press (node/id); \(command) talks to one daemon's socket\n\n\(usage)", .usage)
+        }
+    } catch let error as FleetError {
+        FileHandle.standardError.write(Data(("switchboard: " + error.description + "\n").utf8))
+        exit(error.exit)
+    } catch {
+        fail(String(describing: error), .refused)
+    }
+    exit(0)
+}
