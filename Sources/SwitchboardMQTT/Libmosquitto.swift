@@ -163,7 +163,8 @@ enum Libmosquitto {
         if result == MOSQ_ERR_TLS.rawValue {
             // The broker answered, so the generic hint ("is it running?") would mislead.
             detail += "; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json is the CA that signed the broker's certificate, "
-                + "that the certificate names mqtt.host, and that mqtt.port is the broker's TLS listener (8883); "
+                + "that the certificate names mqtt.host, that mqtt.port is the broker's TLS listener (8883), and, where the broker requires client "
+                + "certificates (require_certificate), that mqtt.tls.certificateFile and keyFile are a certificate and key that CA signed; "
                 + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason"
         } else if let hint {
             detail += "; \(hint)"

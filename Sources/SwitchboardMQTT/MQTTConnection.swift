@@ -29,6 +29,8 @@ public final class MQTTConnection: @unchecked Sendable {
     private var unacknowledged: [Int32: String] = [:]
     /// Why the broker ended the connection, when it said so (MQTT 5).
     private var serverDisconnect: String?
+    /// Whether the broker accepted this connection attempt (its CONNACK came).
+    private var accepted = false
     private var isConnected = false
     private var stopped = false
     private var started = false
@@ -194,6 +196,7 @@ public final class MQTTConnection: @unchecked Sendable {
     private func attempt(first: Bool) {
         guard !stopped else { return }
         serverDisconnect = nil
+        accepted = false
         do {
             if first {
                 try Libmosquitto.connect(handle, host: configuration.host, port: configuration.port, keepalive: configuration.keepalive)
@@ -283,6 +286,13 @@ public final class MQTTConnection: @unchecked Sendable {
         detachSocket()
         isConnected = false
         guard !stopped else { return }
+        var reason = reason
+        if configuration.tlsCAFile != nil, !accepted, reason.contains("Protocol error") || reason.contains("The connection was lost") {
+            // A broker that requires client certificates drops the connection during or right
+            // after the handshake, which libmosquitto reports as EPROTO or a lost connection.
+            reason += "; the broker closed the TLS connection before accepting this node: where it requires client certificates "
+                + "(require_certificate), mqtt.tls.certificateFile and keyFile in devices.json must be a certificate and key its CA signed"
+        }
         let delay = backoff.recordFailure()
         eventContinuation.yield(.disconnected(reason: reason, retryIn: delay))
         let (seconds, attoseconds) = delay.components
@@ -301,6 +311,7 @@ public final class MQTTConnection: @unchecked Sendable {
             return
         }
         isConnected = true
+        accepted = true
         backoff.recordSuccess()
         for subscription in subscriptions {
             try? Libmosquitto.subscribe(handle, filter: subscription.filter, qos: subscription.qos)

@@ -20,8 +20,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// mosquitto 2.0: started as root, mosquitto switches to its `user` (default `mosquitto`)
     /// before it reads the password and ACL files (2.0.21 on Debian 13 then fails with
     /// "Unable to open pwfile"), so as root the configuration says `user root`. Those files are
-    /// mode 0600, which 2.0.21 asks for.
-    public init(users: [String: String] = [:], tls: Bool = false, persistence: Bool = false, aclFile: String? = nil) throws {
+    /// mode 0600, which 2.0.21 asks for. With `clientCertificates` (and `tls`) the broker also
+    /// requires each client to present a certificate its CA signed: ``clientCertificateFile`` and
+    /// ``clientKeyFile`` are one.
+    public init(users: [String: String] = [:], tls: Bool = false, clientCertificates: Bool = false, persistence: Bool = false, aclFile: String? = nil) throws {
         port = try Self.freePort()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -35,6 +37,10 @@ public final class MosquittoBroker: @unchecked Sendable {
         if tls {
             try Self.makeCertificates(in: directory)
             configuration += "cafile \(directory)/ca.crt\ncertfile \(directory)/server.crt\nkeyfile \(directory)/server.key\n"
+            if clientCertificates {
+                try Self.makeClientCertificate(in: directory)
+                configuration += "require_certificate true\n"
+            }
         }
         if users.isEmpty {
             configuration += "allow_anonymous true\n"
@@ -135,6 +141,23 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// The CA certificate of a TLS broker.
     public var caFile: String { directory + "/ca.crt" }
+    /// A client certificate the broker's CA signed, and its key (`clientCertificates`).
+    public var clientCertificateFile: String { directory + "/client.crt" }
+    public var clientKeyFile: String { directory + "/client.key" }
+
+    /// A client certificate for "garage-pi" signed by the CA ``makeCertificates(in:)`` made.
+    static func makeClientCertificate(in directory: String) throws {
+        let steps: [[String]] = [
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=garage-pi", "-keyout", "\(directory)/client.key", "-out", "\(directory)/client.csr"],
+            ["x509", "-req", "-in", "\(directory)/client.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key", "-CAcreateserial",
+             "-days", "1", "-out", "\(directory)/client.crt"],
+        ]
+        for step in steps {
+            let result = ChildProcess.runBlocking("/usr/bin/openssl", step)
+            guard result.status == 0 else { throw HarnessError("openssl \(step[0]) failed: \(result.stderr)") }
+        }
+        chmod("\(directory)/client.key", 0o600)
+    }
 
     static func writePasswords(_ users: [String: String], in directory: String) throws {
         for (user, password) in users.sorted(by: { $0.key < $1.key }) {

@@ -356,10 +356,31 @@ struct MQTTTLSTests {
         #expect(sub.stdout == "online\n")
     }
 
-    func daemon(_ broker: MosquittoBroker, caFile: String) throws -> DaemonHarness {
-        try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(
-            of: #""port": 1883,"#, with: #""port": \#(broker.port), "tls": { "caFile": "\#(caFile)" },"#
+    func daemon(_ broker: MosquittoBroker, caFile: String, certificate: (file: String, key: String)? = nil) throws -> DaemonHarness {
+        let client = certificate.map { #", "certificateFile": "\#($0.file)", "keyFile": "\#($0.key)""# } ?? ""
+        return try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(
+            of: #""port": 1883,"#, with: #""port": \#(broker.port), "tls": { "caFile": "\#(caFile)"\#(client) },"#
         ))
+    }
+
+    /// A broker that requires client certificates (`require_certificate true`): the node logs in
+    /// with mqtt.tls.certificateFile and keyFile; without them the handshake fails, and the log says
+    /// what to check.
+    @Test func aClientCertificateLogsTheNodeInWhereTheBrokerRequiresOne() async throws {
+        let broker = try MosquittoBroker(tls: true, clientCertificates: true)
+        let withCertificate = try daemon(broker, caFile: broker.caFile, certificate: (broker.clientCertificateFile, broker.clientKeyFile))
+        try await withCertificate.start()
+        #expect(await withCertificate.waitUntil { withCertificate.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") }, "\(withCertificate.log)")
+        let published = await broker.publish(["--cafile", broker.caFile, "--cert", broker.clientCertificateFile, "--key", broker.clientKeyFile,
+                                              "-q", "1", "-t", "switchboard/garage-pi/controls/porch/set", "-m", "ON"])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(await withCertificate.waitUntil { await withCertificate.cli(["status"]).stdout.contains("output porch: on") })
+        _ = await withCertificate.signal(SIGTERM)
+
+        let without = try daemon(broker, caFile: broker.caFile)
+        try await without.start()
+        #expect(await without.waitUntil { without.log.contains("(require_certificate), mqtt.tls.certificateFile and keyFile") }, "\(without.log)")
+        #expect(!without.log.contains("mqtt: connected"))
     }
 
     @Test func aCommandOverTLSPerforms() async throws {
@@ -419,7 +440,8 @@ struct MQTTTLSTests {
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains(
             "A TLS error occurred.; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json "
-                + "is the CA that signed the broker's certificate, that the certificate names mqtt.host, and that mqtt.port is the broker's TLS listener (8883); "
+                + "is the CA that signed the broker's certificate, that the certificate names mqtt.host, that mqtt.port is the broker's TLS listener (8883), "
+                + "and, where the broker requires client certificates (require_certificate), that mqtt.tls.certificateFile and keyFile are a certificate and key that CA signed; "
                 + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason); retrying in") && daemon.log.contains("warning: mqtt: disconnected (MQTT mosquitto_") }, "\(daemon.log)")
         #expect(!daemon.log.contains("mqtt: connected"))
         #expect(await daemon.cli(["status"]).status == 0, "GPIO and the CLI keep working without the broker")
