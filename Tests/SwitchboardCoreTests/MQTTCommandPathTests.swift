@@ -146,8 +146,11 @@ struct MQTTCommandPathTests {
         let results = await observer.received(201, on: "\(Self.base)/controls/garage/result")
         func outcome(_ message: MQTTMessage) -> String? { message.text?.firstMatch(of: /"outcome":"(\w+)"/).map { String($0.1) } }
         let performed = results.filter { outcome($0) == "performed" }.compactMap(\.transactionNumber)
-        // The first is performed unless the second arrived before its turn began; the newest always is.
-        #expect(performed.last == 200 && (1...2).contains(performed.count), "\(performed)")
+        // Each press performed was the newest at its turn (the first, unless the second came before
+        // its turn began, then the newest at the end of each 500 ms pulse); the last always is. On
+        // a fast machine all 200 arrive within the first pulse (1 or 2 performed); a slow one
+        // (ThreadSanitizer) takes a pulse or two longer to read them: a handful, never 201.
+        #expect(performed.last == 200 && performed == performed.sorted() && (1...5).contains(performed.count), "\(performed)")
         #expect(results.filter { outcome($0) == "superseded" }.count == 201 - performed.count)
         #expect(results.first { outcome($0) == "superseded" }?.text?.contains("a newer command to it arrived while this one waited; this one was not performed") == true)
     }

@@ -185,13 +185,15 @@ extension ChipBehaviour {
             let started = ContinuousClock.now
             for level in [true, false, true, false, true] { try bench.drive(5, high: level) }
             let chatter = ContinuousClock.now - started
-            #expect(await accepted.wait { !$0.isEmpty }?.map(\.value) == [true], "chatter driven in \(chatter), window \(window)")
+            // Patient: the suite starts hundreds of tests at once, and under ThreadSanitizer the
+            // debouncer's timer may wait seconds for a thread; what counts is which edges come.
+            #expect(await accepted.wait(timeout: .seconds(30)) { !$0.isEmpty }?.map(\.value) == [true], "chatter driven in \(chatter), window \(window)")
             try bench.drive(5, high: false)
             try bench.drive(5, high: true)
             try? await Task.sleep(for: window * 2 + .milliseconds(100))
             #expect(accepted.value.map(\.value) == [true], "chatter that settles back is no edge")
             try bench.drive(5, high: false)
-            #expect(await accepted.wait { $0.count == 2 }?.map(\.value) == [true, false])
+            #expect(await accepted.wait(timeout: .seconds(30)) { $0.count == 2 }?.map(\.value) == [true, false])
         }
     }
 }
