@@ -205,7 +205,7 @@ public final class MQTTConnection: @unchecked Sendable {
             }
             try attachSocket()
         } catch {
-            lost(String(describing: error), first: first)
+            lost(reason(for: error), first: first)
         }
     }
 
@@ -265,7 +265,7 @@ public final class MQTTConnection: @unchecked Sendable {
             }
             updateWriteInterest()
         } catch {
-            lost(String(describing: error), first: false)
+            lost(reason(for: error), first: false)
         }
     }
 
@@ -282,17 +282,23 @@ public final class MQTTConnection: @unchecked Sendable {
         }
     }
 
+    /// What a failed libmosquitto call says, and, for a TLS connection the broker dropped before
+    /// accepting it, what to check: a broker that requires client certificates drops the
+    /// connection during or right after the handshake, which libmosquitto reports as EPROTO or a
+    /// lost connection, not as a TLS error.
+    private func reason(for error: any Error) -> String {
+        let reason = String(describing: error)
+        guard configuration.tlsCAFile != nil, !accepted, let error = error as? MQTTError,
+              error.errno == EPROTO || error.mosquittoCode == MOSQ_ERR_CONN_LOST.rawValue
+        else { return reason }
+        return reason + "; the broker closed the TLS connection before accepting this node: where it requires client certificates "
+            + "(require_certificate), mqtt.tls.certificateFile and keyFile in devices.json must be a certificate and key its CA signed"
+    }
+
     private func lost(_ reason: String, first: Bool) {
         detachSocket()
         isConnected = false
         guard !stopped else { return }
-        var reason = reason
-        if configuration.tlsCAFile != nil, !accepted, reason.contains("Protocol error") || reason.contains("The connection was lost") {
-            // A broker that requires client certificates drops the connection during or right
-            // after the handshake, which libmosquitto reports as EPROTO or a lost connection.
-            reason += "; the broker closed the TLS connection before accepting this node: where it requires client certificates "
-                + "(require_certificate), mqtt.tls.certificateFile and keyFile in devices.json must be a certificate and key its CA signed"
-        }
         let delay = backoff.recordFailure()
         eventContinuation.yield(.disconnected(reason: reason, retryIn: delay))
         let (seconds, attoseconds) = delay.components

@@ -93,7 +93,8 @@ final class FleetClient: Sendable {
     func nodes(quiet: Duration = .milliseconds(300), limit: Duration = .seconds(5)) async throws(FleetError) -> [FleetNode] {
         let picture = FleetPicture(prefix: broker.prefix)
         let messages = connection.messages
-        try await connect(subscribing: ["\(broker.prefix)/+/status", "\(broker.prefix)/+/lock", "\(broker.prefix)/+/controls/+"])
+        let everyNode = TopicContract(base: "\(broker.prefix)/+")
+        try await connect(subscribing: [everyNode.status, everyNode.lock, everyNode.control("+")])
         let reader = Task { for await message in messages { picture.apply(message) } }
         defer { reader.cancel() }
         let clock = ContinuousClock()
@@ -111,13 +112,13 @@ final class FleetClient: Sendable {
     /// Performs `request` on control `id` of `node` and waits for its result.
     /// - Returns: the control's title and the result (`outcome`, `valueText`, `dialog`, `error`).
     func perform(_ request: String, node: String, id: String, timeout: Duration = .seconds(15)) async throws(FleetError) -> (title: String?, result: JSONValue) {
-        let base = "\(broker.prefix)/\(node)"
+        let topics = TopicContract(base: "\(broker.prefix)/\(node)")
         let transaction = UUID().uuidString
         let messages = connection.messages
         let events = connection.events
         // The result's subscription goes first: once the control's retained presentation arrives,
         // the broker has taken it, and no result can be missed.
-        try await connect(subscribing: ["\(base)/controls/\(id)/result", "\(base)/status", "\(base)/controls/\(id)"])
+        try await connect(subscribing: [topics.result(id), topics.status, topics.control(id)])
         let payload = #"{"value": \#(request == "on" ? "true" : request == "off" ? "false" : "\"\(request.uppercased())\""), "transaction": "\#(transaction)"}"#
         let outcome = await withTaskGroup(of: Result<(String?, JSONValue), FleetError>?.self) { group in
             group.addTask { [connection] in
@@ -125,14 +126,14 @@ final class FleetClient: Sendable {
                 var offline = false
                 var sent = false
                 for await message in messages {
-                    if message.topic == "\(base)/status" { offline = message.text == "offline" }
-                    if message.topic == "\(base)/controls/\(id)", !sent {
+                    if message.topic == topics.status { offline = message.text == "offline" }
+                    if message.topic == topics.control(id), !sent {
                         guard !offline else { return .failure(FleetError("\(node) is offline; its controls cannot be performed until it is back", exit: 1)) }
                         title = (try? CheckedJSON.decode(ControlPresentation.self, from: Data(message.payload)))?.title
-                        connection.publish(MQTTMessage(topic: "\(base)/controls/\(id)/set", text: payload, qos: 1))
+                        connection.publish(MQTTMessage(topic: topics.set(id), text: payload, qos: 1))
                         sent = true
                     }
-                    if message.topic == "\(base)/controls/\(id)/result", let result = try? JSONValue.parse(Data(message.payload)),
+                    if message.topic == topics.result(id), let result = try? JSONValue.parse(Data(message.payload)),
                        result["transaction"] == .string(transaction) {
                         return .success((title, result))
                     }
@@ -144,8 +145,7 @@ final class FleetClient: Sendable {
                 for await event in events {
                     switch event {
                     case .publishRefused(let topic, let reason):
-                        let user = broker.username.map { "the user \"\($0)\"" } ?? "anonymous clients"
-                        return .failure(FleetError("the broker refused to let \(user) publish \(topic) (\(reason)); its ACL must let it write \(broker.prefix)/+/controls/+/set", exit: 1))
+                        return .failure(FleetError("the broker refused to let \(brokerUser(broker.username)) publish \(topic) (\(reason)); its ACL must let it write \(broker.prefix)/+/controls/+/set", exit: 1))
                     case .disconnected(let reason, _):
                         return .failure(FleetError("lost the broker at \(broker.host):\(broker.port): \(reason)", exit: 3))
                     default:

@@ -127,8 +127,8 @@ func fleetBroker() -> FleetBroker? {
     }
     broker.username = option("--username")
     if let file = option("--password-file") {
-        guard let data = FileManager.default.contents(atPath: file) else { fail("--password-file \(file) cannot be read", .usage) }
-        broker.password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let password = PasswordFile.read(file) else { fail("--password-file \(file) cannot be read", .usage) }
+        broker.password = password
     }
     broker.caFile = option("--ca-file")
     if broker.tls && broker.caFile == nil { fail("\(url) speaks TLS: give the CA that signed the broker's certificate with --ca-file", .usage) }

@@ -129,9 +129,7 @@ public actor ControlCenter {
         kind: String, in space: ControlSpace, size: ControlSize? = nil,
         configuration: [String: String] = [:], id: String? = nil
     ) async throws -> ControlPresentation {
-        guard let definition = definitions[kind] else {
-            throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
-        }
+        let definition = try registeredDefinition(kind)
         let id = id ?? nextPlacementID(for: kind)
         guard placed[id] == nil else {
             throw ControlError(.duplicatePlacement, placement: id, detail: "choose another identifier or remove it first")
@@ -216,9 +214,7 @@ public actor ControlCenter {
     /// A control extension's side of a relayed push handler: its daemon placed these controls of
     /// `kind` (all of them), so the kind's push handler is told them, with its other controls'.
     public func relayPushTokens(ofKind kind: String, placements: [ControlPlacement]) async throws {
-        guard let definition = definitions[kind] else {
-            throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
-        }
+        let definition = try registeredDefinition(kind)
         var controls: [ControlInfo] = []
         for placement in placements {
             // The preview render resolves the configuration intent without reading any device.
@@ -231,18 +227,20 @@ public actor ControlCenter {
 
     /// The configuration parameters of a kind, with their choices ("which light").
     public func parameters(ofKind kind: String) async throws -> [ControlParameter] {
-        guard let definition = definitions[kind] else {
-            throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
-        }
-        return await definition.parameters()
+        try await registeredDefinition(kind).parameters()
     }
 
     /// The choices of a kind's configuration parameter that a find selects ("lights in the kitchen").
     public func find(ofKind kind: String, _ find: EntityFind) async throws -> ControlParameter {
+        try await registeredDefinition(kind).find(find)
+    }
+
+    /// The definition of a registered kind, or the error naming the registered ones.
+    private func registeredDefinition(_ kind: String) throws -> ControlDefinition {
         guard let definition = definitions[kind] else {
             throw ControlError(.unknownKind, kind: kind, detail: "registered kinds: \(definitionOrder.joined(separator: ", "))")
         }
-        return try await definition.find(find)
+        return definition
     }
 
     private func nextPlacementID(for kind: String) -> String {

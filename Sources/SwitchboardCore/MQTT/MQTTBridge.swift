@@ -113,10 +113,10 @@ public final class MQTTBridge: Sendable {
         configuration.maximumPacketSize = Self.maximumPacketSize
         configuration.cleanSession = settings.cleanSession
         if let file = settings.passwordFile {
-            guard let data = FileManager.default.contents(atPath: file) else {
+            guard let password = PasswordFile.read(file) else {
                 throw MQTTError(.configuration, call: "passwordFile", detail: "\(file) cannot be read; make it readable by the service user only (chmod 600)")
             }
-            configuration.password = String(decoding: data, as: UTF8.self).trimmingCharacters()
+            configuration.password = password
         }
         configuration.protocolV5 = settings.protocolVersion == "5"
         configuration.tlsCAFile = settings.tls?.caFile
@@ -242,8 +242,7 @@ public final class MQTTBridge: Sendable {
             log(.error, "mqtt: \(settings.host):\(settings.port) refused the connection: \(reason); check username and passwordFile in devices.json and the broker's ACL")
         case .publishRefused(let topic, let reason):
             if state.withLock({ $0.refused.record(topic, reason: reason) }) {
-                let user = settings.username.map { "the user \"\($0)\"" } ?? "anonymous clients"
-                log(.error, "mqtt: the broker refused to let this node publish \(topic) (\(reason)); allow \(user) to write it in the broker's ACL (see deploy/mosquitto/switchboard.acl)")
+                log(.error, "mqtt: the broker refused to let this node publish \(topic) (\(reason)); allow \(brokerUser(settings.username)) to write it in the broker's ACL (see deploy/mosquitto/switchboard.acl)")
                 diagnosticsRelease.note()
             }
         case .disconnected(let reason, let retryIn):

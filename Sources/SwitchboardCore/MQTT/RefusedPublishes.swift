@@ -22,7 +22,7 @@ struct RefusedPublishes: Sendable, Hashable {
     /// One line per topic named, and one for the rest, saying what to change.
     func warnings(user: String?) -> [String] {
         guard total > 0 else { return [] }
-        let who = user.map { "the user \"\($0)\"" } ?? "anonymous clients"
+        let who = brokerUser(user)
         var lines = reasons.sorted { $0.key < $1.key }.map { topic, reason in
             "mqtt: the broker refused to let this node publish \(topic) (\(reason)): allow \(who) to write it in the broker's ACL"
         }
@@ -30,4 +30,9 @@ struct RefusedPublishes: Sendable, Hashable {
         if total > named { lines.append("mqtt: the broker refused \(total) publishes in all since the node connected (\(named) topics named above)") }
         return lines
     }
+}
+
+/// The broker user a message names for an MQTT login: `the user "garage-pi"`, or anonymous clients.
+public func brokerUser(_ username: String?) -> String {
+    username.map { "the user \"\($0)\"" } ?? "anonymous clients"
 }
