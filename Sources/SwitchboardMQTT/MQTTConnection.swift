@@ -155,6 +155,18 @@ public final class MQTTConnection: @unchecked Sendable {
         }
     }
 
+    /// Subscribes to `filters` again if connected, so that the broker sends what it keeps retained
+    /// on them once more (a new reader, such as the next configuration's, that has seen none of it).
+    public func resubscribe(_ filters: [String], qos: Int = 1) {
+        queue.async {
+            guard self.isConnected else { return }
+            for filter in filters where self.subscriptions.contains(where: { $0.filter == filter }) {
+                try? Libmosquitto.subscribe(self.handle, filter: filter, qos: Int32(qos))
+            }
+            self.updateWriteInterest()
+        }
+    }
+
     /// Makes the subscriptions exactly `filters`: subscribes to the new ones and unsubscribes
     /// from those no longer wanted, now and after every reconnect.
     public func setSubscriptions(_ filters: [String], qos: Int = 1) {

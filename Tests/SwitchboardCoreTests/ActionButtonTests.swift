@@ -168,7 +168,8 @@ struct ActionButtonTests {
             // The relay's line is taken away under the control: performing throws.
             node.hub.shutdown()
             clock.advance(to: OffsetInstant(offset: .milliseconds(1720)))
-            #expect(await heard.next() == ActionButtonAnnouncement(phase: .failed, text: "Porch Light failed", control: "action"))
+            let failed = await heard.next()
+            #expect(failed == ActionButtonAnnouncement(phase: .failed, text: "Porch Light failed", control: "action", reason: #"control "action" failed: gpiochip0 line 17 was already released"#))
         }
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// Broken devices.json files, each rejected with every problem's exact path and message.
 @Suite struct ConfigurationCorpusTests {
     static let corpus = Bundle.module.resourceURL!.appendingPathComponent("Corpus")
-    static let cases = ["not-json", "wrong-types", "missing-fields", "duplicates", "references", "unknown-keys", "line-range", "header-lines", "cycles", "inputs", "home-assistant"]
+    static let cases = ["not-json", "wrong-types", "missing-fields", "duplicates", "references", "unknown-keys", "line-range", "header-lines", "cycles", "inputs", "home-assistant", "node-devices"]
 
     /// Loads a file as the daemon does: the file, then its lines against simulated chips.
     static func problems(_ path: String) -> [String] {

@@ -15,10 +15,14 @@ import Testing
         for name in ['wrong-types', 'unknown-keys', 'missing-fields']:
             document = json.load(open(sys.argv[1] + '/Tests/SwitchboardCoreTests/Corpus/' + name + '.json'))
             print(name, len(list(validator.iter_errors(document))) > 0)
+        node = {'id': 'shed-light', 'type': 'node', 'node': 'shed-pi', 'control': 'porch', 'timeout': '3s'}
+        print('node device', len(list(validator.iter_errors({'node': 'garage-pi', 'devices': [node]}))))
+        print('node device with a line', len(list(validator.iter_errors({'node': 'garage-pi', 'devices': [dict(node, gpio={'chip': 'main', 'line': 4})]}))))
+        print('relay with a node', len(list(validator.iter_errors({'node': 'garage-pi', 'devices': [{'id': 'r', 'type': 'relay', 'gpio': {'chip': 'main', 'line': 4}, 'node': 'shed-pi'}]}))))
         """
         let result = await DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "sample 0\nwrong-types True\nunknown-keys True\nmissing-fields True\n")
+        #expect(result.stdout == "sample 0\nwrong-types True\nunknown-keys True\nmissing-fields True\nnode device 0\nnode device with a line 1\nrelay with a node 1\n")
     }
 
     /// The schema allows what the loader allows of inputs: a toggle showing a pulled-up contact

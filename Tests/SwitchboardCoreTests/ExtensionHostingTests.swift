@@ -80,7 +80,7 @@ struct ExtensionHostingTests {
         #expect(await values(daemon)["swift-porch"] == "on")
 
         observer.publish("\(Self.base)/controls/swift-porch/set", #"{"value": false, "transaction": "t1"}"#)
-        #expect(await observer.waitFor("\(Self.base)/controls/swift-porch/result")?.text == #"{"outcome":"performed","transaction":"t1","valueText":"Off"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/swift-porch/result")?.text == #"{"outcome":"performed","transaction":"t1","value":false,"valueText":"Off"}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":false"#) == true } != nil)
 
         // The devices.json control switching the relay reloads the extension's control too.

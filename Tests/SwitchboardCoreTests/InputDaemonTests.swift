@@ -25,7 +25,7 @@ struct InputDaemonTests {
         for command in ["on", "toggle"] {
             let refused = await daemon.cli([command, "contact"])
             #expect(refused.status == 1)
-            #expect(refused.stderr == "switchboard: control \"contact\" failed: control: Garage Contact is an input: it can be read, not switched\n")
+            #expect(refused.stderr == "switchboard: control \"contact\" failed: Garage Contact is an input: it can be read, not switched\n")
         }
 
         // SIGHUP with the same file: the inputs' lines are requested again, not found busy.

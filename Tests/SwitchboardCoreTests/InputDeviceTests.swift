@@ -201,9 +201,9 @@ struct InputDeviceTests {
 
     @Test func aToggleBoundToAnInputRefusesToPerform() async throws {
         let node = try await node()
-        let refusal = ControlError(.performFailed, kind: "garage-contact", placement: "contact", detail: "control: Garage Contact is an input: it can be read, not switched")
+        let refusal = ControlError(.performFailed, kind: "garage-contact", placement: "contact", detail: "Garage Contact is an input: it can be read, not switched")
         await #expect(throws: refusal) { try await node.center.perform("contact", .toggle, authenticated: true) }
-        #expect(refusal.description == #"control "contact" failed: control: Garage Contact is an input: it can be read, not switched"#)
+        #expect(refusal.description == #"control "contact" failed: Garage Contact is an input: it can be read, not switched"#)
         #expect(try await node.center.presentation(of: "contact").value == false)
         #expect(try chip.physicalLevel(Self.contact) == true, "nothing drives the contact")
         node.shutdown()

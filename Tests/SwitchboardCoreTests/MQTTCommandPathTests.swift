@@ -24,15 +24,15 @@ struct MQTTCommandPathTests {
         // "performed" proves the bulb's state confirmed it: unconfirmed, the outcome would be
         // "failed" (did not confirm within 5s). The wait is only long enough for a loaded machine.
         let kitchen = await observer.waitFor("\(Self.base)/controls/kitchen/result", timeout: .seconds(15))
-        #expect(kitchen?.text == #"{"outcome":"performed","transaction":"k1","valueText":"On"}"#, "confirmed by the bulb's state, not by the 5 s timeout")
-        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":"p1","valueText":"On"}"#)
+        #expect(kitchen?.text == #"{"outcome":"performed","transaction":"k1","value":true,"valueText":"On"}"#, "confirmed by the bulb's state, not by the 5 s timeout")
+        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":"p1","value":true,"valueText":"On"}"#)
         #expect(bulb.commands.value == [#"{"state":"ON"}"#])
         let results = observer.messages.filter { $0.topic.hasSuffix("/result") }.compactMap(\.text)
         #expect(results.first?.contains(#""transaction":"p1""#) == true, "the porch did not wait for the kitchen light's confirmation: \(results)")
 
         observer.publish("\(Self.base)/controls/kitchen/set", #"{"value": false, "transaction": "k2"}"#)
         #expect(await observer.waitFor("\(Self.base)/controls/kitchen/result", timeout: .seconds(15)) { $0.text?.contains("k2") == true }?.text
-            == #"{"outcome":"performed","transaction":"k2","valueText":"Off"}"#)
+            == #"{"outcome":"performed","transaction":"k2","value":false,"valueText":"Off"}"#)
         #expect(await daemon.cli(["status"]).stdout.contains("kitchen"))
     }
 
@@ -191,7 +191,7 @@ struct MQTTCommandPathTests {
         socket.send("{\"op\":\"status\u{0}\"}\n")
         #expect(socket.readLine()?.contains(#""code":"badCommand""#) == true)
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 3}"#)
-        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":3,"valueText":"On"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":3,"value":true,"valueText":"On"}"#)
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: ignored a message on \(Self.base)/controls/porch/set: ") }, "\(daemon.log)")
     }
 

@@ -28,7 +28,7 @@ struct MQTTEndToEndTests {
 
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 42}"#)
         let result = await observer.waitFor("\(Self.base)/controls/porch/result")
-        #expect(result?.text == #"{"outcome":"performed","transaction":42,"valueText":"On"}"#)
+        #expect(result?.text == #"{"outcome":"performed","transaction":42,"value":true,"valueText":"On"}"#)
         let on = (await observer.waitFor("\(Self.base)/controls/porch") { $0.text?.contains(#""value":true"#) == true })?.presentation
         #expect(on?.valueText == "On" && on?.actionHint == "Hold to Turn Off Porch Light")
         #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))

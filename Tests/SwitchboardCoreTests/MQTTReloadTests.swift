@@ -27,7 +27,7 @@ struct MQTTReloadTests {
         await daemon.signal(SIGHUP)
         #expect((await observer.waitFor("\(Self.base)/controls/fan") { $0.text?.contains("Loft Fan") == true })?.presentation?.title == "Loft Fan")
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 5}"#)
-        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":5,"valueText":"On"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":5,"value":true,"valueText":"On"}"#)
         #expect(!observer.messages.contains { $0.topic == "\(Self.base)/status" }, "the node never went offline: \(observer.messages.filter { $0.topic.hasSuffix("/status") }.compactMap(\.text))")
         #expect(daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 1, "one connection: \(daemon.log)")
     }
@@ -44,6 +44,6 @@ struct MQTTReloadTests {
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         observer.publish("\(Self.base)/controls/porch/set", #"{"value": true, "transaction": 6}"#)
-        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":6,"valueText":"On"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/porch/result")?.text == #"{"outcome":"performed","transaction":6,"value":true,"valueText":"On"}"#)
     }
 }

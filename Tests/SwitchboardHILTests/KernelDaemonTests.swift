@@ -67,7 +67,7 @@ struct KernelDaemonTests {
         #expect(try chip.level(1) == true)
 
         observer.publish("\(Self.base)/controls/fan/set", #"{"value": true, "transaction": 7}"#)
-        #expect(await observer.waitFor("\(Self.base)/controls/fan/result", timeout: .seconds(30))?.text == #"{"outcome":"performed","transaction":7,"valueText":"On"}"#)
+        #expect(await observer.waitFor("\(Self.base)/controls/fan/result", timeout: .seconds(30))?.text == #"{"outcome":"performed","transaction":7,"value":true,"valueText":"On"}"#)
         #expect(try chip.level(4) == true)
 
         // A press shorter than the hold time: the hint, then cancelled, and nothing switches.

@@ -62,7 +62,7 @@ struct KernelInputDaemonTests {
 
         let refused = await daemon.cli(["on", "contact"])
         #expect(refused.status == 1)
-        #expect(refused.stderr == "switchboard: control \"contact\" failed: control: Garage Contact is an input: it can be read, not switched\n")
+        #expect(refused.stderr == "switchboard: control \"contact\" failed: Garage Contact is an input: it can be read, not switched\n")
 
         await daemon.signal(SIGHUP)
         #expect(await daemon.waitUntil { daemon.log.contains("configuration 2 serving") }, "\(daemon.log)")

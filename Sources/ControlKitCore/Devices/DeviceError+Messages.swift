@@ -12,6 +12,7 @@ extension DeviceError {
         case .relay, .mqtt: "use Relay(\"…\").set(_:) or isOn()"
         case .pulse: "use Pulse(\"…\").press()"
         case .input: "use Input(\"…\").isActive(); an input can be read, not switched"
+        case .node: "use Relay(\"…\").set(_:) or Pulse(\"…\").press()"
         }
         return DeviceError(.wrongKind, "\(device.name) (\"\(device.id)\") is a \(device.kind.rawValue): \(use)")
     }

@@ -25,6 +25,9 @@ public enum DeviceKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// A device living in another home system, switched over MQTT and confirmed by its state
     /// topic: read it and set it, as a relay (``Relay``).
     case mqtt
+    /// A control placed on another Switchboard node, performed there through the broker: read it
+    /// and set it as a relay (``Relay``), or press it as a pulse (``Pulse``).
+    case node
 }
 
 /// Where control code's device calls go: the daemon's devices in switchboardd (or in a program

@@ -47,8 +47,13 @@ extension ControlCenter {
         }
         await reload(kind: kind)
         switch result {
+        case .failure(let error as ControlError) where error.code == .authenticationRequired || error.code == .disabled:
+            // Refused where it was to happen (a control on another node that is locked): a
+            // refusal here too, not a failure.
+            throw ControlError(error.code, kind: kind, placement: id, detail: error.detail)
         case .failure(let error):
-            let detail = (error as? ControlError)?.description ?? String(describing: error)
+            // A device's error names no control: its detail says it all.
+            let detail = (error as? ControlError).map { $0.kind == nil && $0.placement == nil ? $0.detail : $0.description } ?? String(describing: error)
             throw ControlError(.performFailed, kind: kind, placement: id, detail: detail)
         case .success(let value):
             let presentation = placed[id]?.presentation ?? compose(id)

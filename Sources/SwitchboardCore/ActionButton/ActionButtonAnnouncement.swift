@@ -19,11 +19,14 @@ public struct ActionButtonAnnouncement: Sendable, Equatable, Codable {
     public var text: String
     /// The placement the button is bound to.
     public var control: String
+    /// Why it failed, for the log and MQTT (not spoken): the error, naming what went wrong where.
+    public var reason: String?
 
-    public init(phase: Phase, text: String, control: String) {
+    public init(phase: Phase, text: String, control: String, reason: String? = nil) {
         self.phase = phase
         self.text = text
         self.control = control
+        self.reason = reason
     }
 
     /// The hint on press: the control's action hint as ControlKit renders it ("Hold to Turn On
@@ -58,7 +61,7 @@ public struct ActionButtonAnnouncement: Sendable, Equatable, Codable {
         case .needsConfiguration:
             return ActionButtonAnnouncement(phase: .refused, text: "\(presentation.displayName) needs configuring", control: id)
         case .performFailed:
-            return ActionButtonAnnouncement(phase: .failed, text: "\(name(presentation)) failed", control: id)
+            return ActionButtonAnnouncement(phase: .failed, text: "\(name(presentation)) failed", control: id, reason: error.description)
         default:
             return ActionButtonAnnouncement(phase: .refused, text: "\(name(presentation)) is unavailable", control: id)
         }

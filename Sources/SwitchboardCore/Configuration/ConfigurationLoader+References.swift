@@ -32,6 +32,14 @@ extension ConfigurationLoader {
             if device.kind == .mqtt, configuration.mqtt == nil {
                 problems.append(ConfigurationProblem("devices[\(index)]", "an mqtt device needs the top-level \"mqtt\" settings"))
             }
+            if let remote = device.remote {
+                if configuration.mqtt == nil {
+                    problems.append(ConfigurationProblem("devices[\(index)]", "a node device reaches \(remote.node) through the broker: it needs the top-level \"mqtt\" settings"))
+                }
+                if remote.node == configuration.node {
+                    problems.append(ConfigurationProblem("devices[\(index)].node", "\"\(remote.node)\" is this node; a node device names a control on another node (bind this node's controls to its own devices)"))
+                }
+            }
             // A device of another system on this node's own topics would feed the node's commands
             // and states back into itself: a loop.
             if let mqtt = device.mqtt, let base = configuration.mqtt?.baseTopic {

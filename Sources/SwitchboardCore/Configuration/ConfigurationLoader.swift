@@ -175,7 +175,10 @@ public enum ConfigurationLoader {
         let kind: DeviceSettings.Kind? = reader.choice("type", default: nil, &problems)
         var gpio: GPIOSettings?
         var mqtt: MQTTDeviceSettings?
-        if let kind, kind != .mqtt {
+        var remote: RemoteControlSettings?
+        if kind == .node {
+            remote = readRemoteControl(&reader, &problems)
+        } else if let kind, kind != .mqtt {
             if let value = reader.value("gpio") {
                 gpio = readGPIO(value, at: reader.child("gpio"), output: kind != .input, &problems)
             } else {
@@ -189,13 +192,26 @@ public enum ConfigurationLoader {
             }
         }
         let pulse = kind == .pulse ? (reader.duration("pulse", default: .milliseconds(500), &problems) ?? .milliseconds(500)) : .zero
-        // An input is read, never driven: it has no value to restore and nothing to switch off.
-        let restore: DeviceSettings.Restore = kind == .input ? .off : (reader.choice("restore", default: .last, &problems) ?? .last)
-        let shutdown: DeviceSettings.Shutdown = kind == .input ? .keep : (reader.choice("onShutdown", default: .keep, &problems) ?? .keep)
+        // An input is read, never driven: it has no value to restore and nothing to switch off;
+        // a control on another node is restored and shut down by that node.
+        let ownsNoState = kind == .input || kind == .node
+        let restore: DeviceSettings.Restore = ownsNoState ? .off : (reader.choice("restore", default: .last, &problems) ?? .last)
+        let shutdown: DeviceSettings.Shutdown = ownsNoState ? .keep : (reader.choice("onShutdown", default: .keep, &problems) ?? .keep)
         let deviceClass = kind == .input ? readDeviceClass(&reader, &problems) : nil
         reader.finish(&problems)
         guard let kind else { return nil }
-        return DeviceSettings(id: id, name: name, kind: kind, gpio: gpio, pulse: pulse, restore: restore, onShutdown: shutdown, mqtt: mqtt, deviceClass: deviceClass)
+        return DeviceSettings(id: id, name: name, kind: kind, gpio: gpio, pulse: pulse, restore: restore, onShutdown: shutdown, mqtt: mqtt, remote: remote, deviceClass: deviceClass)
+    }
+
+    /// A `node` device's `node`, `control` and `timeout`.
+    private static func readRemoteControl(_ reader: inout ObjectReader, _ problems: inout [ConfigurationProblem]) -> RemoteControlSettings {
+        let node = reader.string("node", required: true, &problems) ?? ""
+        let control = reader.string("control", required: true, &problems) ?? ""
+        for (key, value) in [("node", node), ("control", control)] where !value.isEmpty && !isIdentifier(value) {
+            problems.append(ConfigurationProblem(reader.child(key), "\"\(value)\" must be letters, digits, \"-\" or \"_\" (it names MQTT topics)"))
+        }
+        let timeout = reader.duration("timeout", default: .seconds(5), &problems) ?? .seconds(5)
+        return RemoteControlSettings(node: node, control: control, timeout: timeout)
     }
 
     private static func readMQTTDevice(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> MQTTDeviceSettings? {

@@ -9,6 +9,7 @@ import SwitchboardGPIO
 ///     .pulse("garage", name: "Garage Door", line: 22, activeLow: true),
 ///     .mqtt("kitchen", name: "Kitchen Light", stateTopic: "zigbee2mqtt/kitchen_light", valueKey: "state",
 ///           commandTopic: "zigbee2mqtt/kitchen_light/set", onPayload: #"{"state":"ON"}"#, offPayload: #"{"state":"OFF"}"#),
+///     .node("shed", name: "Shed Light", node: "shed-pi", control: "porch"),
 /// ]))
 /// ```
 ///
@@ -53,6 +54,15 @@ public struct DeviceDeclaration: Sendable, Equatable {
             onPayload: onPayload ?? onValue, offPayload: offPayload ?? offValue, timeout: timeout
         )
         return DeviceDeclaration(settings: DeviceSettings(id: id, name: name, kind: .mqtt, gpio: nil, pulse: .zero, restore: .last, onShutdown: .keep, mqtt: mqtt))
+    }
+
+    /// A control placed on another Switchboard node on the same broker (`control` is its
+    /// placement's id there), performed through that node and shown from its presentation.
+    public static func node(_ id: String, name: String, node: String, control: String, timeout: Duration = .seconds(5)) -> DeviceDeclaration {
+        DeviceDeclaration(settings: DeviceSettings(
+            id: id, name: name, kind: .node, gpio: nil, pulse: .zero, restore: .off, onShutdown: .keep, mqtt: nil,
+            remote: RemoteControlSettings(node: node, control: control, timeout: timeout)
+        ))
     }
 
     private static func gpio(

@@ -146,7 +146,8 @@ struct ObjectReader {
 
     /// Records every member this reader did not ask for (keys starting with "//" are comments).
     func finish(_ problems: inout [ConfigurationProblem]) {
-        for member in members where !used.contains(member.key) && member.key != "$schema" && !member.key.hasPrefix("//") {
+        // By name: JSON's decoder does not keep the order members were written in.
+        for member in members.sorted(by: { $0.key < $1.key }) where !used.contains(member.key) && member.key != "$schema" && !member.key.hasPrefix("//") {
             problems.append(ConfigurationProblem(child(member.key), "is not a known key here; expected one of \(used.joined(separator: ", "))"))
         }
     }

@@ -84,6 +84,9 @@ public struct DeviceSettings: PositionedSettings {
         case input
         /// State and commands over MQTT topics of another system.
         case mqtt
+        /// A control placed on another Switchboard node on the same broker, named by node and
+        /// placement: performed through its `/set` with a transaction, shown from its presentation.
+        case node
     }
 
     public enum Restore: String, Sendable, Equatable, CaseIterable {
@@ -105,6 +108,8 @@ public struct DeviceSettings: PositionedSettings {
     public var restore: Restore
     public var onShutdown: Shutdown
     public var mqtt: MQTTDeviceSettings?
+    /// The control on another node that a `node` device is.
+    public var remote: RemoteControlSettings? = nil
     /// An input's Home Assistant device class (`door`, `garage_door`, `motion`, `window` …).
     public var deviceClass: String? = nil
 
@@ -140,6 +145,26 @@ public struct MQTTDeviceSettings: Sendable, Equatable {
     /// A message that makes the device say its state, sent at start and on every reconnect
     /// (Tasmota: an empty `cmnd/<topic>/POWER`; Zigbee2MQTT: `<device>/get` with `{"state":""}`).
     public var stateRequest: MQTTStateRequest? = nil
+}
+
+/// A control on another Switchboard node: `{"type": "node", "node": "shed-pi", "control": "porch"}`.
+/// Its topics are that node's under the same prefix as this node's own (`switchboard/shed-pi/…`).
+public struct RemoteControlSettings: Sendable, Equatable {
+    /// The other node's name (its devices.json `node`).
+    public var node: String
+    /// The placement's id on that node (what `switchboard status` lists there).
+    public var control: String
+    /// How long to wait for the node's `/result` to a command.
+    public var timeout: Duration
+
+    public init(node: String, control: String, timeout: Duration = .seconds(5)) {
+        self.node = node
+        self.control = control
+        self.timeout = timeout
+    }
+
+    /// "shed-pi/porch", as the fleet CLI names it.
+    public var address: String { node + "/" + control }
 }
 
 /// A message that asks a device of another system for its state.

@@ -254,7 +254,9 @@ public final class NodeRuntime: Sendable {
     func announce(_ announcement: ActionButtonAnnouncement, from button: ActionButtonSettings) {
         for announcer in button.announce {
             switch announcer {
-            case .log: log(.info, "button \(button.id): \(announcement.phase.rawValue): \(announcement.text)")
+            case .log:
+                let reason = announcement.reason.map { " (\($0))" } ?? ""
+                log(announcement.phase == .failed ? .warning : .info, "button \(button.id): \(announcement.phase.rawValue): \(announcement.text)\(reason)")
             case .mqtt: bridge?.publish(announcement, from: button.id)
             case .speech: speech.speak(announcement.text)
             case .led: break

@@ -47,7 +47,8 @@ public enum ConfiguredControls {
                     // The device it drives, or the one its state comes from (a garage door's contact).
                     let shown = control.stateDevice.flatMap { configuration.device($0) } ?? device
                     guard let value = try hub.value(of: shown.id) else {
-                        let source = shown.mqtt.map { "no state message on \($0.stateTopic) yet" } ?? "no value yet"
+                        let source = shown.mqtt.map { "no state message on \($0.stateTopic) yet" }
+                            ?? shown.remote.map { "\($0.node) has not published \($0.control) (is it placed there?)" } ?? "no value yet"
                         throw ControlError(.unavailable, kind: control.kind, detail: "\(shown.name)'s state is not known: \(source)")
                     }
                     isOn = value
@@ -85,7 +86,8 @@ public enum ConfiguredControls {
             return TemplateSnapshot(
                 title: title, style: .button(label), tint: control.tint, isPrivacySensitive: control.privacySensitive,
                 action: ControlAction(title: title, authenticationPolicy: policy) { _ in
-                    if device.kind == .pulse {
+                    // A control on another node is pressed there, whatever it is.
+                    if device.kind == .pulse || device.kind == .node {
                         try await hub.pulse(device.id)
                     } else {
                         let current = try hub.value(of: device.id) ?? false

@@ -20,8 +20,11 @@ public final class DeviceHub: Sendable {
 
     struct State {
         var persisted: PersistedState
-        /// Values of devices living in other systems, from their state topics.
+        /// Values of devices living in other systems, from their state topics, and of controls on
+        /// other nodes, from their presentations.
         var remote: [String: Bool] = [:]
+        /// Why a remote device's value cannot be trusted now (its node is offline), by device.
+        var unavailable: [String: String] = [:]
     }
 
     private let outputs: [String: Output]
@@ -44,8 +47,11 @@ public final class DeviceHub: Sendable {
     /// The id of each device whose value changed, whoever changed it (a control, auto-off, a
     /// state message from another system, an input's line): every control bound to it reloads.
     public let valueChanges: Broadcast<String>
-    /// Sends a command to a device living in another system; set once MQTT connects.
-    private let remoteCommands = Locked<(@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?>(nil)
+    /// Sends a command to a device living in another system or on another node; set once MQTT connects.
+    private let remoteCommands = Locked<RemoteCommandSender?>(nil)
+
+    /// Performs a request on a device of another system (`.setValue` only) or a control on another node.
+    public typealias RemoteCommandSender = @Sendable (DeviceSettings, ControlRequest) async throws -> Void
 
     /// Requests every output line with its restored initial value, so nothing glitches, or takes
     /// it still requested, at its level, from the previous configuration's `handover`; requests
@@ -144,11 +150,15 @@ public final class DeviceHub: Sendable {
 
     /// A device's value now: read from the line for GPIO outputs and inputs (the logical value:
     /// an active-low contact reads true while its line is low), the last state message for
-    /// remote devices; nil when not known yet.
+    /// devices of other systems, the last presentation for controls on other nodes; nil when not
+    /// known yet.
+    /// - Throws: ``ControlError`` `.unavailable` for a control on a node that is offline, saying so.
     public func value(of id: String) throws -> Bool? {
         if let output = outputs[id] { return try output.line.value() }
         if let input = inputs[id] { return try input.line.value() }
-        return state.withLock { $0.remote[id] }
+        let (value, unavailable) = state.withLock { ($0.remote[id], $0.unavailable[id]) }
+        if let unavailable { throw ControlError(.unavailable, detail: unavailable) }
+        return value
     }
 
     /// Why an input cannot be switched or pulsed, if `id` is one.
@@ -168,19 +178,25 @@ public final class DeviceHub: Sendable {
             try await interlocked(id, on: value) { try self.switchOutput(id, output, to: value) }
             return
         }
-        guard let settings = settings[id], let mqtt = settings.mqtt else {
+        guard let settings = settings[id], settings.mqtt != nil || settings.remote != nil else {
             throw ControlError(.performFailed, detail: "\"\(id)\" is not an output device")
         }
-        guard let send = remoteCommands.withLock({ $0 }) else {
-            throw ControlError(.performFailed, detail: "\(settings.name) lives in another system and Switchboard is not connected to the MQTT broker")
-        }
-        try await send(mqtt, value)
+        try await sendRemote(settings, .setValue(value))
     }
 
-    /// Switches a pulse output on for its pulse time, then off.
+    private func sendRemote(_ settings: DeviceSettings, _ request: ControlRequest) async throws {
+        guard let send = remoteCommands.withLock({ $0 }) else {
+            let place = settings.remote.map { "on the node \($0.node)" } ?? "in another system"
+            throw ControlError(.performFailed, detail: "\(settings.name) lives \(place) and Switchboard is not connected to the MQTT broker")
+        }
+        try await send(settings, request)
+    }
+
+    /// Switches a pulse output on for its pulse time, then off; presses a control on another node.
     /// - Throws: ``ControlError`` `.wrongRequest` for an input, as ``set(_:to:)``.
     public func pulse(_ id: String) async throws {
         if let refusal = refusingInput(id) { throw refusal }
+        if let settings = settings[id], settings.remote != nil { return try await sendRemote(settings, .press) }
         guard let output = outputs[id] else { throw ControlError(.performFailed, detail: "\"\(id)\" is not an output device") }
         try await interlocked(id, on: true) {
             try output.line.setValue(true)
@@ -254,14 +270,25 @@ public final class DeviceHub: Sendable {
         return levels
     }
 
-    /// Records a remote device's state from its state topic.
+    /// Records a remote device's state from its state topic or presentation.
     public func setRemoteValue(_ id: String, _ value: Bool) {
         state.withLock { $0.remote[id] = value }
         valueChanges.yield(id)
     }
 
+    /// Records why a control on another node cannot be shown as it is now (its node went offline,
+    /// or hides it while locked), or that it can again (nil): the controls bound to it go stale
+    /// rather than show a value that may be wrong.
+    public func setRemoteUnavailable(_ id: String, _ reason: String?) {
+        let changed = state.withLock { state in
+            defer { state.unavailable[id] = reason }
+            return state.unavailable[id] != reason
+        }
+        if changed { valueChanges.yield(id) }
+    }
+
     /// Connects remote commands (MQTT) to the hub.
-    public func setRemoteCommandSender(_ sender: (@Sendable (MQTTDeviceSettings, Bool) async throws -> Void)?) {
+    public func setRemoteCommandSender(_ sender: RemoteCommandSender?) {
         remoteCommands.withLock { $0 = sender }
     }
 

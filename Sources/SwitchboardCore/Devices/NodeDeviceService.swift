@@ -34,7 +34,7 @@ public struct NodeDeviceService: DeviceService {
 
     public func setValue(_ value: Bool, of device: String, for kind: String?) async throws {
         let (runtime, settings) = try resolve(device)
-        guard settings.kind == .relay || settings.kind == .mqtt else {
+        guard settings.kind == .relay || settings.kind == .mqtt || settings.kind == .node else {
             throw DeviceError.wrongKind(Self.description(settings))
         }
         if let kind { runtime.readers.record(settings.id, readBy: kind) }
@@ -48,7 +48,7 @@ public struct NodeDeviceService: DeviceService {
 
     public func pulse(_ device: String, for kind: String?) async throws {
         let (runtime, settings) = try resolve(device)
-        guard settings.kind == .pulse else {
+        guard settings.kind == .pulse || settings.kind == .node else {
             throw DeviceError.wrongKind(Self.description(settings))
         }
         do {
@@ -84,6 +84,7 @@ public struct NodeDeviceService: DeviceService {
         case .pulse: .pulse
         case .input: .input
         case .mqtt: .mqtt
+        case .node: .node
         }
         return DeviceDescription(id: device.id, name: device.name, kind: kind)
     }

@@ -27,7 +27,7 @@ extension MQTTBridge {
                 state.withLock { $0.published = [:] }
                 await publishEverything()
             }
-        } else {
+        } else if !handleRemote(message) {
             handleDeviceState(message)
         }
     }
@@ -61,6 +61,8 @@ extension MQTTBridge {
             log(.info, "mqtt: \(id) \(describe(command.request)) performed")
             outcome = [("outcome", .string("performed")), ("valueText", performed.presentation.valueText.map(JSONValue.string) ?? .null)]
             if let dialog = performed.dialog { outcome.append(("dialog", .string(dialog))) }
+            // A toggle's new value, for a node whose control drives this one: it shows it at once.
+            if let value = performed.presentation.value { outcome.append(("value", .bool(value))) }
         } catch let error as ControlError {
             let verdict = switch error.code {
             case .performFailed: "failed"
@@ -92,7 +94,7 @@ extension MQTTBridge {
     private func publishOutcome(of id: String, _ request: ControlRequest, _ outcome: [(key: String, value: JSONValue)]) {
         guard let type = outcome.first(where: { $0.key == "outcome" })?.value else { return }
         let payload = JSONValue.object([("event_type", type), ("control", .string(id)), ("command", .string(describe(request)))]
-            + outcome.filter { $0.key != "outcome" && $0.value != .null })
+            + outcome.filter { $0.key != "outcome" && $0.key != "value" && $0.value != .null })
         connection.publish(MQTTMessage(topic: topics.outcomes, text: ControlLineProtocol.encodeLine(payload), qos: 1))
     }
 

@@ -22,6 +22,8 @@ public final class MQTTBridge: Sendable {
     unowned let runtime: NodeRuntime
     let log: Log
     let confirmations: StateConfirmations
+    /// Commands to controls on other nodes waiting for their `/result`, by transaction.
+    let results: Confirmations<JSONValue>
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
     let memoryRelease = CoalescedAction { MemoryRelease.releaseFreeMemory() }
     /// Publishes the diagnostics at most once a second while messages are rejected.
@@ -67,6 +69,10 @@ public final class MQTTBridge: Sendable {
         var announcedEntities: [String: [UInt8]] = [:]
         /// What the broker refused to let the node publish since it connected (MQTT 5).
         var refused = RefusedPublishes()
+        /// What is known of each control on another node, by device id.
+        var remoteControls: [String: RemoteControlState] = [:]
+        /// Transactions given to commands to controls on other nodes.
+        var transactions = 0
     }
 
     // Invariant: only touched under the mutex.
@@ -80,6 +86,7 @@ public final class MQTTBridge: Sendable {
         self.settings = settings
         self.log = log
         confirmations = StateConfirmations(clock: runtime.clock)
+        results = Confirmations(clock: runtime.clock)
         (stateRequestRounds, stateRequestRound) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         let topics = TopicContract(base: settings.baseTopic)
         self.topics = topics
@@ -170,13 +177,13 @@ public final class MQTTBridge: Sendable {
     /// Connects and serves until cancelled; then publishes `offline` and disconnects.
     public func run() async {
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters
-        filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
+        filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteFilters
         if let discovery { filters.append(discovery.prefix + "/status") }
         connection.setSubscriptions(filters, qos: 1)
         diagnosticsTarget.withLock { $0 = { [weak self] in self?.publishDiagnostics() } }
         reassertTarget.withLock { $0 = { [weak self] in self?.reassertOwnTopics() } }
-        runtime.hub.setRemoteCommandSender { [weak self] settings, value in
-            try await self?.command(settings, value)
+        runtime.hub.setRemoteCommandSender { [weak self] device, request in
+            try await self?.command(device, request)
         }
         let changes = runtime.center.changes()
         let deviceChanges = runtime.hub.valueChanges.subscribe()
@@ -187,6 +194,9 @@ public final class MQTTBridge: Sendable {
                 await publishEverything()
                 requestStates()
             }
+            // This configuration's devices start with no value: what other systems and nodes keep
+            // retained comes again.
+            connection.resubscribe(runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteFilters, qos: 1)
         } else {
             connection.start()
         }
@@ -443,20 +453,29 @@ public final class MQTTBridge: Sendable {
 
     // MARK: Devices of other systems
 
-    /// Publishes a command for a device of another system and waits for its state topic to confirm.
+    /// Publishes a command for a device of another system and waits for its state topic to
+    /// confirm, or performs a control on another node (``commandRemote(_:_:_:)``).
     /// While the broker is away it is refused at once; and it goes out at QoS 0, so a command
     /// caught in a connection that drops is lost rather than sent late, after its caller was told
     /// it failed (libmosquitto would resend a QoS 1 message after the reconnect).
-    private func command(_ device: MQTTDeviceSettings, _ value: Bool) async throws {
-        guard let id = runtime.configuration.devices.first(where: { $0.mqtt == device })?.id else { return }
-        let name = runtime.configuration.device(id)?.name ?? id
+    private func command(_ device: DeviceSettings, _ request: ControlRequest) async throws {
+        if let remote = device.remote { return try await commandRemote(device, remote, request) }
+        guard let mqtt = device.mqtt, case .setValue(let value) = request else {
+            throw ControlError(.wrongRequest, detail: "\(device.name) is switched on or off, not pressed")
+        }
+        try requireConnection(for: device)
+        let command = MQTTMessage(topic: mqtt.commandTopic, text: value ? mqtt.onPayload : mqtt.offPayload, qos: 0)
+        guard await confirmations.wait(for: device.id, value: value, timeout: mqtt.timeout, after: { connection.publish(command) }) else {
+            throw ControlError(.performFailed, detail: "\(device.name) did not confirm \(value ? "on" : "off") on \(mqtt.stateTopic) within \(DurationText.format(mqtt.timeout))")
+        }
+    }
+
+    /// Refuses a command to a device reached through the broker while the broker is away.
+    func requireConnection(for device: DeviceSettings) throws {
         guard connection.connected else {
             let since = state.withLock { $0.disconnectedSince }.map { " since \(Self.clockTime($0))" } ?? ""
-            throw ControlError(.performFailed, detail: "\(name) lives in another system and Switchboard is not connected to the MQTT broker\(since); nothing was sent")
-        }
-        let command = MQTTMessage(topic: device.commandTopic, text: value ? device.onPayload : device.offPayload, qos: 0)
-        guard await confirmations.wait(for: id, value: value, timeout: device.timeout, after: { connection.publish(command) }) else {
-            throw ControlError(.performFailed, detail: "\(name) did not confirm \(value ? "on" : "off") on \(device.stateTopic) within \(DurationText.format(device.timeout))")
+            let place = device.remote.map { "on the node \($0.node)" } ?? "in another system"
+            throw ControlError(.performFailed, detail: "\(device.name) lives \(place) and Switchboard is not connected to the MQTT broker\(since); nothing was sent")
         }
     }
 

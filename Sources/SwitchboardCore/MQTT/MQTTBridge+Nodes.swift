@@ -1,0 +1,117 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ControlKitCore
+import SwitchboardMQTT
+import SwitchboardSupport
+
+/// Controls on other nodes (`"type": "node"` devices): followed on their node's retained topics and
+/// performed through its topic contract, as the fleet CLI does.
+extension MQTTBridge {
+    /// The topics of the node a control on another node lives on: its node's name under the
+    /// prefix this node's own base is under (`switchboard/shed-pi` beside `switchboard/garage-pi`).
+    func topics(of remote: RemoteControlSettings) -> TopicContract {
+        let base = topics.base
+        let prefix = base.lastIndex(of: "/").map { String(base[..<$0]) }
+        return TopicContract(base: prefix.map { $0 + "/" + remote.node } ?? remote.node)
+    }
+
+    /// The devices that are controls on other nodes.
+    var remoteDevices: [(device: DeviceSettings, remote: RemoteControlSettings)] {
+        runtime.configuration.devices.compactMap { device in device.remote.map { (device, $0) } }
+    }
+
+    /// What a node subscribes to for its controls on other nodes: each node's status, and each
+    /// control's presentation and results.
+    var remoteFilters: [String] {
+        var filters: [String] = []
+        for (_, remote) in remoteDevices {
+            let topics = topics(of: remote)
+            for filter in [topics.status, topics.control(remote.control), topics.result(remote.control)] where !filters.contains(filter) {
+                filters.append(filter)
+            }
+        }
+        return filters
+    }
+
+    /// Takes a message on another node's topics: its status, a control's presentation, a result.
+    /// False when the topic is none of those.
+    func handleRemote(_ message: MQTTMessage) -> Bool {
+        var handled = false
+        for (device, remote) in remoteDevices {
+            let topics = topics(of: remote)
+            switch message.topic {
+            case topics.status:
+                update(device, remote) { $0.status(message.text) }
+            case topics.control(remote.control):
+                var decoded = true
+                update(device, remote) { decoded = $0.presentation(message.payload) }
+                if !decoded { reject(message, "not a control presentation of \(remote.node)") }
+            case topics.result(remote.control):
+                guard let result = try? JSONValue.parse(Data(message.payload)), case .string(let transaction)? = result["transaction"] else { break }
+                results.answer(transaction, with: result)
+            default:
+                continue
+            }
+            handled = true
+        }
+        return handled
+    }
+
+    /// Applies a change to what is known of `device`'s control, and shows the outcome on the hub.
+    private func update(_ device: DeviceSettings, _ remote: RemoteControlSettings, _ change: (inout RemoteControlState) -> Void) {
+        let shown = state.withLock { state -> RemoteControlState.Shown in
+            change(&state.remoteControls[device.id, default: RemoteControlState()])
+            return state.remoteControls[device.id, default: RemoteControlState()].shown(remote)
+        }
+        switch shown {
+        case .value(let value):
+            runtime.hub.setRemoteUnavailable(device.id, nil)
+            runtime.hub.setRemoteValue(device.id, value)
+        case .unknown:
+            runtime.hub.setRemoteUnavailable(device.id, nil)
+        case .unavailable(let reason):
+            runtime.hub.setRemoteUnavailable(device.id, reason)
+        }
+    }
+
+    /// Performs `request` on a control on another node: a `/set` with a transaction, complete
+    /// when that node's `/result` for it arrives (not on a state echo). The node decides: its
+    /// refusal (locked, a wrong request) is this command's refusal, with its words.
+    func commandRemote(_ device: DeviceSettings, _ remote: RemoteControlSettings, _ request: ControlRequest) async throws {
+        try requireConnection(for: device)
+        if case .unavailable(let reason)? = state.withLock({ $0.remoteControls[device.id]?.shown(remote) }), state.withLock({ $0.remoteControls[device.id]?.online }) == false {
+            throw ControlError(.performFailed, detail: "\(device.name): \(reason); nothing was sent")
+        }
+        let transaction = state.withLock { state -> String in
+            state.transactions += 1
+            return "\(clientID)-\(state.transactions)"
+        }
+        let value: JSONValue = switch request {
+        case .setValue(let value): .bool(value)
+        case .toggle: .string("TOGGLE")
+        case .press: .string("PRESS")
+        }
+        let command = MQTTMessage(
+            topic: topics(of: remote).set(remote.control),
+            text: ControlLineProtocol.encodeLine(JSONValue.object([("value", value), ("transaction", .string(transaction))])), qos: 0
+        )
+        guard let result = await results.wait(for: transaction, timeout: remote.timeout, after: { connection.publish(command) }) else {
+            throw ControlError(.performFailed, detail: "\(device.name): no result from \(remote.address) within \(DurationText.format(remote.timeout)); is \(remote.node) online with \"\(remote.control)\" placed?")
+        }
+        guard case .string(let outcome)? = result["outcome"], outcome == "performed" else {
+            let error = if case .string(let text)? = result["error"] { text } else { "no reason given" }
+            let code = if case .string(let code)? = result["code"] { ControlError.Code(rawValue: code) } else { ControlError.Code?.none }
+            let verdict = switch result["outcome"] {
+            case .string("refused")?: "refused it"
+            case .string("expired")?: "dropped it as too late"
+            case .string("superseded")?: "replaced it with a newer command"
+            default: "could not perform it"
+            }
+            throw ControlError(code ?? .performFailed, detail: "\(remote.node) \(verdict): \(error)")
+        }
+        if case .bool(let value)? = result["value"] { runtime.hub.setRemoteValue(device.id, value) }
+    }
+}

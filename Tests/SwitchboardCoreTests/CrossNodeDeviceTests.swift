@@ -1,0 +1,153 @@
+import Foundation
+import SwitchboardTesting
+import Testing
+
+/// A control on one node driving a control on another by naming it (`"type": "node"`): real
+/// daemons on simulated chips, each a node on one real mosquitto. `garage-pi` has the sample's
+/// controls and three more bound to `shed-pi`'s: its porch light (a toggle, also one of the
+/// configurable light's choices and the Action button's), and its garage door (a button).
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct CrossNodeDeviceTests {
+    static let shedLight = "switchboard/garage-pi/controls/shed-light"
+
+    /// The sample as `garage-pi`, with the shed's porch light and garage door as devices.
+    static func garage(port: Int) throws -> String {
+        var sample = try #require(try JSONSerialization.jsonObject(with: Data(try FleetTests.node("garage-pi", port: port).utf8)) as? [String: Any])
+        sample["devices"] = (sample["devices"] as? [Any] ?? []) + [
+            ["id": "shed-light", "name": "Shed Light", "type": "node", "node": "shed-pi", "control": "porch"],
+            ["id": "shed-door", "name": "Shed Door", "type": "node", "node": "shed-pi", "control": "garage"],
+        ]
+        var controls = sample["controls"] as? [[String: Any]] ?? []
+        for index in controls.indices where controls[index]["kind"] as? String == "light" {
+            controls[index]["devices"] = ["porch", "kitchen", "shed-light"]
+        }
+        controls += [
+            ["kind": "shed-light", "template": "toggle", "device": "shed-light", "symbols": ["on": "lightbulb.fill", "off": "lightbulb"]],
+            ["kind": "shed-door", "template": "button", "device": "shed-door", "symbol": "door.garage.closed"],
+        ]
+        sample["controls"] = controls
+        var placements = (sample["placements"] as? [[String: Any]] ?? []).filter { $0["id"] as? String != "action" }
+        placements += [
+            ["id": "shed-light", "control": "shed-light", "space": "controlCenter"],
+            ["id": "shed-door", "control": "shed-door", "space": "controlCenter"],
+            ["id": "action", "control": "shed-light", "space": "actionButton"],
+        ]
+        sample["placements"] = placements
+        return String(decoding: try JSONSerialization.data(withJSONObject: sample), as: UTF8.self)
+    }
+
+    /// `shed-pi` (the sample) and `garage-pi`, both connected; the garage has seen the shed's light.
+    func nodes(_ broker: MosquittoBroker) async throws -> (garage: DaemonHarness, shed: DaemonHarness) {
+        let shed = try DaemonHarness(configuration: try FleetTests.node("shed-pi", port: broker.port))
+        try await shed.start()
+        #expect(await shed.waitUntil { shed.log.contains("mqtt: connected") }, "\(shed.log)")
+        let garage = try DaemonHarness(configuration: try Self.garage(port: broker.port))
+        try await garage.start()
+        #expect(await garage.waitUntil { garage.log.contains("mqtt: connected") }, "\(garage.log)")
+        #expect(await garage.waitUntil { await garage.cli(["status"]).stdout.contains("shed-light") }, "\(garage.log)")
+        return (garage, shed)
+    }
+
+    /// The presentation `garage-pi` keeps retained for a placement, once `predicate` holds for it.
+    func presentation(_ broker: MosquittoBroker, _ id: String, _ predicate: @escaping ([String: Any]) -> Bool) async throws -> [String: Any]? {
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/garage-pi/controls/\(id)")
+        let message = await observer.waitFor("switchboard/garage-pi/controls/\(id)", timeout: .seconds(15)) { message in
+            (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]).map(predicate) ?? false
+        }
+        return message.flatMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
+    }
+
+    @Test func aControlBoundToAnotherNodesControlPerformsThereAndCompletesOnItsResult() async throws {
+        let broker = try MosquittoBroker()
+        let watcher = try await MQTTObserver(port: broker.port, filter: "switchboard/shed-pi/controls/porch/#")
+        let (garage, shed) = try await nodes(broker)
+
+        let on = await garage.cli(["on", "shed-light"])
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(on.stdout == "shed-light Shed Light On\n")
+        #expect(await shed.cli(["status"]).stdout.contains("output porch: on"), "performed on the shed's own relay")
+        #expect(await garage.cli(["status"]).stdout.contains("output porch: off"), "not on the garage's")
+        // Sent as the fleet CLI sends it, answered on the shed's /result with its transaction.
+        let set = try #require(watcher.messages.first { $0.topic == "switchboard/shed-pi/controls/porch/set" }?.text)
+        #expect(set == #"{"transaction":"switchboard-garage-pi-1","value":true}"#)
+        #expect(watcher.messages.first { $0.topic == "switchboard/shed-pi/controls/porch/result" }?.text
+            == #"{"outcome":"performed","transaction":"switchboard-garage-pi-1","value":true,"valueText":"On"}"#)
+
+        // From another home system, through the garage's own topics: the same.
+        let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.shedLight)/result")
+        observer.publish("\(Self.shedLight)/set", #"{"value": false, "transaction": "h1"}"#)
+        #expect(await observer.waitFor("\(Self.shedLight)/result", timeout: .seconds(15))?.text
+            == #"{"outcome":"performed","transaction":"h1","value":false,"valueText":"Off"}"#)
+        #expect(await shed.cli(["status"]).stdout.contains("output porch: off"))
+
+        // The shed's button, pressed from the garage: its opener pulses there.
+        let pressed = await garage.cli(["press", "shed-door"])
+        #expect(pressed.status == 0, "\(pressed.stderr)")
+        #expect(await shed.waitUntil { shed.log.contains("mqtt: garage PRESS performed") }, "\(shed.log)")
+    }
+
+    @Test func itFollowsTheOtherNodesValueAndIsAChoiceOfTheConfigurableLight() async throws {
+        let broker = try MosquittoBroker()
+        let (garage, shed) = try await nodes(broker)
+        #expect(await shed.cli(["on", "porch"]).status == 0)
+        let shown = try await presentation(broker, "shed-light") { $0["value"] as? Bool == true }
+        #expect(shown?["valueText"] as? String == "On", "the shed's change reloads the garage's control")
+        #expect(shown?["stale"] as? Bool == false)
+
+        // "Which light": the garage's configurable light may drive the shed's.
+        let configured = await garage.cli(["configure", "kitchen", "--device", "shed-light"])
+        #expect(configured.status == 0, "\(configured.stderr)")
+        #expect(await garage.cli(["off", "kitchen"]).stdout == "kitchen Shed Light Off\n")
+        #expect(await shed.cli(["status"]).stdout.contains("output porch: off"))
+        let both = try await presentation(broker, "shed-light") { $0["value"] as? Bool == false }
+        #expect(both?["valueText"] as? String == "Off", "every control bound to the shed's light follows it")
+    }
+
+    @Test func whileTheOtherNodeIsLockedItsRefusalIsThisCommandsRefusal() async throws {
+        let broker = try MosquittoBroker()
+        let (garage, shed) = try await nodes(broker)
+        #expect(await shed.cli(["lock"]).status == 0)
+        let refused = await garage.cli(["press", "shed-door"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == #"switchboard: control "shed-door" requires authentication: shed-pi refused it: control "garage" requires authentication: Switchboard is locked; unlock it (switchboard unlock) or use the local CLI"# + "\n")
+        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/garage-pi/outcomes")
+        observer.publish("switchboard/garage-pi/controls/shed-door/set", "PRESS")
+        let outcome = await observer.waitFor("switchboard/garage-pi/outcomes", timeout: .seconds(15))
+        #expect(outcome?.text?.hasPrefix(#"{"code":"authenticationRequired","command":"PRESS","control":"shed-door","error":"#) == true, "\(outcome?.text ?? "none")")
+        #expect(outcome?.text?.hasSuffix(#""event_type":"refused"}"#) == true, "a refusal there is a refusal here")
+        #expect(!shed.log.contains("garage PRESS performed"))
+    }
+
+    @Test func whileTheOtherNodeIsOfflineItsControlsHereAreStaleAndCommandsAreRefusedAtOnce() async throws {
+        let broker = try MosquittoBroker()
+        let (garage, shed) = try await nodes(broker)
+        #expect(await shed.signal(SIGTERM) == 0)
+        let stale = try await presentation(broker, "shed-light") { $0["stale"] as? Bool == true }
+        #expect(stale?["valueText"] as? String == "Off", "its last known state, marked stale: \(String(describing: stale))")
+        let refused = await garage.cli(["on", "shed-light"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("Shed Light: shed-pi is offline; shed-pi/porch shows its last known state; nothing was sent"), "\(refused.stderr)")
+
+        try await shed.start()
+        let back = try await presentation(broker, "shed-light") { $0["stale"] as? Bool == false }
+        #expect(back != nil, "fresh again once the shed is back")
+        #expect(await garage.cli(["on", "shed-light"]).status == 0)
+    }
+
+    @Test func anActionButtonOnOneBoardDrivesAControlOnAnother() async throws {
+        let broker = try MosquittoBroker()
+        let (garage, shed) = try await nodes(broker)
+        let held = await garage.cli(["button", "button", "--hold", "1s"])
+        #expect(held.status == 0, "\(held.stderr)")
+        #expect(held.stdout == "hint: Hold to Turn On Shed Light\nperformed: On\n", "\(held.stdout)")
+        #expect(await shed.cli(["status"]).stdout.contains("output porch: on"))
+
+        // The other board's outcome is announced here: gone, the shed cannot perform it.
+        #expect(await shed.signal(SIGTERM) == 0)
+        #expect(try await presentation(broker, "shed-light") { $0["stale"] as? Bool == true } != nil)
+        let failed = await garage.cli(["button", "button", "--hold", "1s"])
+        #expect(failed.status == 1)
+        #expect(failed.stdout == "hint: Hold to Turn Off Shed Light\nfailed: Shed Light failed\n", "\(failed.stdout)")
+        #expect(garage.log.contains(#"warning: button button: failed: Shed Light failed (control "action" failed: Shed Light: shed-pi is offline; shed-pi/porch shows its last known state; nothing was sent)"#), "\(garage.log)")
+    }
+}
