@@ -22,8 +22,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// "Unable to open pwfile"), so as root the configuration says `user root`. Those files are
     /// mode 0600, which 2.0.21 asks for. With `clientCertificates` (and `tls`) the broker also
     /// requires each client to present a certificate its CA signed: ``clientCertificateFile`` and
-    /// ``clientKeyFile`` are one.
-    public init(users: [String: String] = [:], tls: Bool = false, clientCertificates: Bool = false, persistence: Bool = false, aclFile: String? = nil) throws {
+    /// ``clientKeyFile`` are one. With `bridgedTo` (another broker's port on 127.0.0.1), this
+    /// broker bridges `switchboard/#` both ways with that one, as deploy/mosquitto/bridge.conf
+    /// shows: a home past one broker.
+    public init(users: [String: String] = [:], tls: Bool = false, clientCertificates: Bool = false, persistence: Bool = false, aclFile: String? = nil, bridgedTo: Int? = nil) throws {
         port = try Self.freePort()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -53,6 +55,15 @@ public final class MosquittoBroker: @unchecked Sendable {
             try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
             chmod(directory + "/acl", 0o600)
             configuration += "acl_file \(directory)/acl\n"
+        }
+        if let bridgedTo {
+            let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("deploy/mosquitto/bridge.conf").path
+            let bridge = try String(contentsOfFile: shipped, encoding: .utf8)
+            guard bridge.contains("address broker.home.arpa:8883\n") else { throw HarnessError("deploy/mosquitto/bridge.conf no longer says address broker.home.arpa:8883") }
+            let login = ["remote_username", "remote_password", "bridge_cafile"]
+            configuration += bridge.replacingOccurrences(of: "address broker.home.arpa:8883\n", with: "address 127.0.0.1:\(bridgedTo)\n")
+                .split(separator: "\n").filter { line in !login.contains { line.hasPrefix($0) } }.joined(separator: "\n") + "\n"
         }
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try startOnAFreePort(configuration)

@@ -91,12 +91,45 @@ final class FleetClient: Sendable {
     /// Every node the broker knows, with its controls: what it holds retained, gathered until no
     /// more arrives for `quiet` (retained messages come right after a subscription), at most `limit`.
     func nodes(quiet: Duration = .milliseconds(300), limit: Duration = .seconds(5)) async throws(FleetError) -> [FleetNode] {
+        let (picture, reader) = try await gather(quiet: quiet, limit: limit)
+        reader.cancel()
+        connection.stop()
+        return picture.nodes
+    }
+
+    /// Gathers the picture as ``nodes(quiet:limit:)`` does and calls `draw` with it; then follows
+    /// the nodes live, calling `draw` again after each change (changes within `quiet` of each other
+    /// drawn once), until the process ends. A lost broker is said on standard error and the
+    /// picture goes on once it is back (the subscriptions are made again on reconnect).
+    func follow(quiet: Duration = .milliseconds(100), _ draw: @escaping @Sendable ([FleetNode]) -> Void) async throws(FleetError) -> Never {
+        let (picture, _) = try await gather(quiet: .milliseconds(300), limit: .seconds(5))
+        draw(picture.nodes)
+        let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        picture.onChange { changed.yield() }
+        let events = connection.events
+        let broker = broker
+        Task {
+            for await event in events {
+                if case .disconnected(let reason, let retryIn) = event {
+                    FileHandle.standardError.write(Data("switchboard: lost the broker at \(broker.host):\(broker.port) (\(reason)); retrying in \(retryIn)\n".utf8))
+                }
+            }
+        }
+        for await _ in changes {
+            try? await Task.sleep(for: quiet)
+            draw(picture.nodes)
+        }
+        fatalError("the picture's changes never end")
+    }
+
+    /// Connects, subscribes to every node's status, lock and presentations, and applies what
+    /// arrives to a picture, until none arrived for `quiet` (at most `limit`); the reader goes on.
+    private func gather(quiet: Duration, limit: Duration) async throws(FleetError) -> (FleetPicture, Task<Void, Never>) {
         let picture = FleetPicture(prefix: broker.prefix)
         let messages = connection.messages
         let everyNode = TopicContract(base: "\(broker.prefix)/+")
         try await connect(subscribing: [everyNode.status, everyNode.lock, everyNode.control("+")])
         let reader = Task { for await message in messages { picture.apply(message) } }
-        defer { reader.cancel() }
         let clock = ContinuousClock()
         let end = clock.now + limit
         // Each message moves the deadline on; the wait ends when none came for `quiet`.
@@ -105,8 +138,7 @@ final class FleetClient: Sendable {
             guard deadline > clock.now else { break }
             try? await Task.sleep(until: deadline, clock: clock)
         }
-        connection.stop()
-        return picture.nodes
+        return (picture, reader)
     }
 
     /// Performs `request` on control `id` of `node` and waits for its result.
@@ -175,17 +207,22 @@ final class FleetClient: Sendable {
 private final class FleetPicture: Sendable {
     private let prefix: String
     private let state = Locked<(nodes: [String: FleetNode], last: ContinuousClock.Instant?)>(([:], nil))
+    private let changed = Locked<(@Sendable () -> Void)?>(nil)
 
     init(prefix: String) { self.prefix = prefix }
+
+    /// Calls `action` after every change to the picture.
+    func onChange(_ action: @escaping @Sendable () -> Void) { changed.withLock { $0 = action } }
 
     func apply(_ message: MQTTMessage) {
         let parts = message.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let prefixParts = prefix.split(separator: "/").count
         guard parts.count > prefixParts + 1 else { return }
         let node = parts[prefixParts], rest = Array(parts[(prefixParts + 1)...])
-        state.withLock { state in
+        let changed = state.withLock { state -> Bool in
             state.last = ContinuousClock.now
-            var entry = state.nodes[node] ?? FleetNode(node: node, controls: [])
+            let before = state.nodes[node]
+            var entry = before ?? FleetNode(node: node, controls: [])
             switch rest.first {
             case "status": entry.online = message.text == "online"
             case "lock": entry.locked = message.text == "LOCKED"
@@ -194,22 +231,19 @@ private final class FleetPicture: Sendable {
                 if !message.payload.isEmpty, let presentation = try? CheckedJSON.decode(ControlPresentation.self, from: Data(message.payload)) {
                     entry.controls.append(presentation)
                 }
-            default: return
+            default: return false
             }
+            entry.controls.sort { ($0.id ?? "") < ($1.id ?? "") }
             state.nodes[node] = entry
+            return entry != before
         }
+        if changed { self.changed.withLock { $0 }?() }
     }
 
     func lastArrival(or now: ContinuousClock.Instant) -> ContinuousClock.Instant { state.withLock { $0.last } ?? now }
 
     /// The nodes by name, each node's controls by id.
     var nodes: [FleetNode] {
-        state.withLock { $0.nodes.values }
-            .map { node in
-                var node = node
-                node.controls.sort { ($0.id ?? "") < ($1.id ?? "") }
-                return node
-            }
-            .sorted { $0.node < $1.node }
+        state.withLock { $0.nodes.values }.sorted { $0.node < $1.node }
     }
 }

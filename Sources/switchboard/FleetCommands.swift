@@ -10,25 +10,21 @@ func runFleet(_ broker: FleetBroker) async -> Never {
         switch command {
         case "center":
             let json = flag("--json")
+            let follow = flag("--follow")
             finishArguments()
-            let nodes = try await FleetClient(broker).nodes()
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(nodes), as: UTF8.self))
+            let client = try FleetClient(broker)
+            guard follow else {
+                let nodes = try await client.nodes()
+                guard json || !nodes.isEmpty else { fail("no Switchboard node on \(broker.host):\(broker.port) under \(broker.prefix)/", .refused) }
+                print(json ? try FleetDrawing.json(nodes, pretty: true) : FleetDrawing.text(nodes, color: color))
                 exit(0)
             }
-            guard !nodes.isEmpty else { fail("no Switchboard node on \(broker.host):\(broker.port) under \(broker.prefix)/", .refused) }
-            let renderer = ControlCenterRenderer(color: color)
-            for (index, node) in nodes.enumerated() {
-                let status = switch node.online {
-                case true?: "online"
-                case false?: "offline (its controls as it last published them)"
-                case nil: "no status"
-                }
-                if index > 0 { print("") }
-                print("\(node.node) — \(status)\(node.locked == true ? ", locked" : "")")
-                print(renderer.render(node.controls, locked: node.locked ?? false))
+            // Live: a JSON line per picture, or the picture redrawn (in place on a terminal).
+            let clear = isatty(STDOUT_FILENO) == 1
+            let color = color
+            try await client.follow { nodes in
+                let drawing = json ? ((try? FleetDrawing.json(nodes, pretty: false)) ?? "[]") : (clear ? "\u{1B}[H\u{1B}[2J" : "") + FleetDrawing.text(nodes, color: color) + "\n"
+                FileHandle.standardOutput.write(Data((drawing + "\n").utf8))
             }
         case "on", "off", "toggle", "press":
             let target = argument("a control as node/id (shed-pi/porch)")
@@ -53,4 +49,26 @@ func runFleet(_ broker: FleetBroker) async -> Never {
         fail(String(describing: error), .refused)
     }
     exit(0)
+}
+
+/// How the fleet's picture is printed.
+enum FleetDrawing {
+    /// Every node, by name, then its Control Center as `switchboard center` draws it.
+    static func text(_ nodes: [FleetNode], color: Bool) -> String {
+        let renderer = ControlCenterRenderer(color: color)
+        return nodes.map { node in
+            let status = switch node.online {
+            case true?: "online"
+            case false?: "offline (its controls as it last published them)"
+            case nil: "no status"
+            }
+            return "\(node.node) — \(status)\(node.locked == true ? ", locked" : "")\n" + renderer.render(node.controls, locked: node.locked ?? false)
+        }.joined(separator: "\n\n")
+    }
+
+    static func json(_ nodes: [FleetNode], pretty: Bool) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
+        return String(decoding: try encoder.encode(nodes), as: UTF8.self)
+    }
 }

@@ -9,7 +9,7 @@ import SwitchboardGPIO
 let usage = """
 usage: switchboard [--socket PATH] <command> [arguments]
        switchboard --broker mqtt[s]://HOST[:PORT] [--username U --password-file F] [--ca-file F]
-                   [--prefix P] center [--json] | on|off|toggle|press <node>/<id>
+                   [--prefix P] center [--json] [--follow] | on|off|toggle|press <node>/<id>
 
   gallery                                 the controls gallery
   center [--json]                         Control Center, drawn in the terminal

@@ -49,7 +49,7 @@ struct CrossNodeDeviceTests {
     }
 
     /// The presentation `garage-pi` keeps retained for a placement, once `predicate` holds for it.
-    func presentation(_ broker: MosquittoBroker, _ id: String, _ predicate: @escaping ([String: Any]) -> Bool) async throws -> [String: Any]? {
+    static func presentation(_ broker: MosquittoBroker, _ id: String, _ predicate: @escaping ([String: Any]) -> Bool) async throws -> [String: Any]? {
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/garage-pi/controls/\(id)")
         let message = await observer.waitFor("switchboard/garage-pi/controls/\(id)", timeout: .seconds(15)) { message in
             (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]).map(predicate) ?? false
@@ -90,7 +90,7 @@ struct CrossNodeDeviceTests {
         let broker = try MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         #expect(await shed.cli(["on", "porch"]).status == 0)
-        let shown = try await presentation(broker, "shed-light") { $0["value"] as? Bool == true }
+        let shown = try await Self.presentation(broker, "shed-light") { $0["value"] as? Bool == true }
         #expect(shown?["valueText"] as? String == "On", "the shed's change reloads the garage's control")
         #expect(shown?["stale"] as? Bool == false)
 
@@ -99,7 +99,7 @@ struct CrossNodeDeviceTests {
         #expect(configured.status == 0, "\(configured.stderr)")
         #expect(await garage.cli(["off", "kitchen"]).stdout == "kitchen Shed Light Off\n")
         #expect(await shed.cli(["status"]).stdout.contains("output porch: off"))
-        let both = try await presentation(broker, "shed-light") { $0["value"] as? Bool == false }
+        let both = try await Self.presentation(broker, "shed-light") { $0["value"] as? Bool == false }
         #expect(both?["valueText"] as? String == "Off", "every control bound to the shed's light follows it")
     }
 
@@ -122,14 +122,14 @@ struct CrossNodeDeviceTests {
         let broker = try MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         #expect(await shed.signal(SIGTERM) == 0)
-        let stale = try await presentation(broker, "shed-light") { $0["stale"] as? Bool == true }
+        let stale = try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == true }
         #expect(stale?["valueText"] as? String == "Off", "its last known state, marked stale: \(String(describing: stale))")
         let refused = await garage.cli(["on", "shed-light"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("Shed Light: shed-pi is offline; shed-pi/porch shows its last known state; nothing was sent"), "\(refused.stderr)")
 
         try await shed.start()
-        let back = try await presentation(broker, "shed-light") { $0["stale"] as? Bool == false }
+        let back = try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == false }
         #expect(back != nil, "fresh again once the shed is back")
         #expect(await garage.cli(["on", "shed-light"]).status == 0)
     }
@@ -144,7 +144,7 @@ struct CrossNodeDeviceTests {
 
         // The other board's outcome is announced here: gone, the shed cannot perform it.
         #expect(await shed.signal(SIGTERM) == 0)
-        #expect(try await presentation(broker, "shed-light") { $0["stale"] as? Bool == true } != nil)
+        #expect(try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == true } != nil)
         let failed = await garage.cli(["button", "button", "--hold", "1s"])
         #expect(failed.status == 1)
         #expect(failed.stdout == "hint: Hold to Turn Off Shed Light\nfailed: Shed Light failed\n", "\(failed.stdout)")

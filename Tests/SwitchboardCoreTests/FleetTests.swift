@@ -72,6 +72,43 @@ struct FleetTests {
         #expect(await daemons[2].waitUntil { try! await self.picture(broker)["shed-pi"]?.online == true }, "back online")
     }
 
+    @Test func theFleetCenterFollowsEveryNodeLive() async throws {
+        let broker = try MosquittoBroker()
+        let daemons = try await nodes(["garage-pi", "shed-pi"], on: broker)
+        let output = daemons[0].directory + "/follow.jsonl"
+        let follower = try ChildProcess(
+            BuiltProducts.path(of: "switchboard"), ["--broker", "mqtt://127.0.0.1:\(broker.port)", "center", "--follow", "--json"],
+            logPath: output, errorPath: daemons[0].directory + "/follow.err"
+        )
+        defer { follower.stop() }
+        /// The pictures printed so far, one JSON line each: node → (online, porch's value).
+        func pictures() -> [[String: (online: Bool?, porch: Bool?)]] {
+            let lines = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
+            return lines.compactMap { line in
+                guard let nodes = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [[String: Any]] else { return nil }
+                var picture: [String: (Bool?, Bool?)] = [:]
+                for node in nodes {
+                    let porch = (node["controls"] as? [[String: Any]])?.first { $0["id"] as? String == "porch" }
+                    picture[node["node"] as? String ?? "?"] = (node["online"] as? Bool, porch?["value"] as? Bool)
+                }
+                return picture
+            }
+        }
+        #expect(await daemons[0].waitUntil { pictures().count == 1 }, "the whole picture first, once")
+        let first = try #require(pictures().first)
+        #expect(first.keys.sorted() == ["garage-pi", "shed-pi"])
+        #expect(first["shed-pi"]?.online == true && first["shed-pi"]?.porch == false)
+
+        #expect(await daemons[1].cli(["on", "porch"]).status == 0)
+        #expect(await daemons[0].waitUntil { pictures().last?["shed-pi"]?.porch == true }, "a node's change drawn as it happens")
+        #expect(pictures().last?["garage-pi"]?.porch == false)
+        #expect(await daemons[1].signal(SIGTERM) == 0)
+        #expect(await daemons[0].waitUntil { pictures().last?["shed-pi"]?.online == false }, "a node going offline")
+        try await daemons[1].start()
+        #expect(await daemons[0].waitUntil { pictures().last?["shed-pi"]?.online == true }, "and back")
+        #expect(follower.isRunning, "it follows until stopped")
+    }
+
     @Test func aCommandFromTheFleetIsPerformedByItsNodeAndAnsweredWithTheNodesResult() async throws {
         let broker = try MosquittoBroker()
         let daemons = try await nodes(["garage-pi", "shed-pi"], on: broker)
