@@ -24,8 +24,12 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// requires each client to present a certificate its CA signed: ``clientCertificateFile`` and
     /// ``clientKeyFile`` are one. With `bridgedTo` (another broker's port on 127.0.0.1), this
     /// broker bridges `switchboard/#` both ways with that one, as deploy/mosquitto/bridge.conf
-    /// shows: a home past one broker.
-    public init(users: [String: String] = [:], tls: Bool = false, clientCertificates: Bool = false, persistence: Bool = false, aclFile: String? = nil, bridgedTo: Int? = nil) throws {
+    /// shows: a home past one broker. `maxQueuedMessages` sets mosquitto's limit of QoS 1 messages
+    /// queued per client (1000 unless given; deploy/mosquitto/switchboard.conf raises it).
+    public init(
+        users: [String: String] = [:], tls: Bool = false, clientCertificates: Bool = false, persistence: Bool = false, aclFile: String? = nil,
+        bridgedTo: Int? = nil, maxQueuedMessages: Int? = nil
+    ) throws {
         port = try Self.freePort()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -56,6 +60,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             chmod(directory + "/acl", 0o600)
             configuration += "acl_file \(directory)/acl\n"
         }
+        if let maxQueuedMessages { configuration += "max_queued_messages \(maxQueuedMessages)\n" }
         if let bridgedTo {
             let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("deploy/mosquitto/bridge.conf").path

@@ -7,6 +7,8 @@ import SwitchboardSupport
 /// any bytes at all and read what comes back, as a misbehaving or hostile client would.
 public final class RawSocketConnection: Sendable {
     public let descriptor: Int32
+    /// What arrived after the last line read.
+    private let pending = Locked<[UInt8]>([])
 
     /// Connects to the socket at `path`; nil if it cannot.
     public init?(path: String) {
@@ -33,22 +35,27 @@ public final class RawSocketConnection: Sendable {
         return true
     }
 
-    /// The next line the daemon sends, or nil at end of file or after `timeout`.
+    /// The next line the daemon sends, or nil at end of file or after `timeout`. Reads what has
+    /// arrived in one call; what follows the line is kept for the next.
     public func readLine(timeout: Duration = .seconds(10)) -> String? {
-        var line: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
-        var byte: UInt8 = 0
-        while ContinuousClock.now < deadline {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let line = pending.withLock { pending -> [UInt8]? in
+                guard let end = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+                defer { pending.removeSubrange(...end) }
+                return Array(pending[..<end])
+            }
+            if let line { return String(decoding: line, as: UTF8.self) }
+            guard ContinuousClock.now < deadline else { return nil }
             var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let remaining = Int32(max(1, ContinuousClock.now.duration(to: deadline).components.seconds * 1000 + 1))
             guard poll(&ready, 1, min(remaining, 1000)) >= 0 || errno == EINTR else { return nil }
             guard ready.revents != 0 else { continue }
-            let count = read(descriptor, &byte, 1)
+            let count = read(descriptor, &chunk, chunk.count)
             if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { return nil }
-            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
+            guard count > 0 else { return nil }
+            pending.withLock { $0 += chunk[..<count] }
         }
-        return nil
     }
 }

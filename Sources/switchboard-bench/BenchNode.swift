@@ -14,8 +14,8 @@ final class BenchNode: @unchecked Sendable {
     let startup: Duration
     static let base = "switchboard/bench"
 
-    convenience init(controls: Int, remotes: Int = 0, port: Int) throws {
-        try self.init(configuration: Self.configuration(controls: controls, remotes: remotes, port: port))
+    convenience init(controls: Int, remotes: Int = 0, port: Int, node: String = "bench") throws {
+        try self.init(configuration: Self.configuration(controls: controls, remotes: remotes, port: port, node: node))
     }
 
     /// A node on a devices.json of the benchmark's own.
@@ -53,7 +53,10 @@ final class BenchNode: @unchecked Sendable {
     var pid: Int32 { process.pid ?? 0 }
     var sample: ProcessSample { ProcessSample(pid: pid) }
 
-    static func configuration(controls: Int, remotes: Int, port: Int) -> String {
+    /// The socket's path.
+    var socketPath: String { directory + "/sb.sock" }
+
+    static func configuration(controls: Int, remotes: Int, port: Int, node: String = "bench") -> String {
         var devices: [String] = [], kinds: [String] = [], placements: [String] = []
         for index in 0..<controls {
             devices.append(#"{ "id": "d\#(index)", "name": "Relay \#(index)", "type": "relay", "gpio": { "chip": "main", "line": \#(index) }, "restore": "off" }"#)
@@ -69,7 +72,7 @@ final class BenchNode: @unchecked Sendable {
         }
         return #"""
         {
-          "node": "bench",
+          "node": "\#(node)",
           "mqtt": { "host": "127.0.0.1", "port": \#(port), "keepalive": 60, "discovery": false },
           "chips": [ { "id": "main", "chip": "gpiochip0", "simulatedLines": \#(max(controls, 1)) } ],
           "devices": [ \#(devices.joined(separator: ",\n")) ],

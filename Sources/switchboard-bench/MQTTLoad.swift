@@ -15,12 +15,12 @@ final class MQTTLoad {
     private var events: AsyncStream<Event>.Iterator
     private let tasks: [Task<Void, Never>]
 
-    init(port: Int, filters: [String]) async throws {
-        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: port, clientID: "switchboard-bench-load", keepalive: 60)
+    init(port: Int, filters: [String], clientID: String = "switchboard-bench-load", qos: Int = 1) async throws {
+        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: port, clientID: clientID, keepalive: 60)
         configuration.reconnect = Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))
         let connection = try MQTTConnection(configuration)
         self.connection = connection
-        for filter in filters { connection.subscribe(filter, qos: 1) }
+        for filter in filters { connection.subscribe(filter, qos: qos) }
         let (stream, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
         events = stream.makeAsyncIterator()
         var connectionEvents = connection.events.makeAsyncIterator()
@@ -50,7 +50,8 @@ final class MQTTLoad {
         return event
     }
 
-    /// Reads messages until none has come for `quiet`, and returns them.
+    /// Reads messages until none has come for `quiet`, and returns them. What arrived before the
+    /// call (still waiting to be read) counts as arriving at the call.
     func drain(quiet: Duration = .milliseconds(300)) async -> [MQTTMessage] {
         var messages: [MQTTMessage] = []
         var last = ContinuousClock.now
@@ -58,7 +59,7 @@ final class MQTTLoad {
             switch event {
             case .message(let message, let at):
                 messages.append(message)
-                last = at
+                last = max(last, at)
             case .tick:
                 if ContinuousClock.now - last >= quiet { return messages }
             }

@@ -5,8 +5,10 @@
 //   swift run -c release switchboard-bench mqtt [commands] [idle-seconds]
 //   swift run -c release switchboard-bench extension [commands]
 //   swift run -c release switchboard-bench soak [minutes] [commands-per-second]
+//   swift run -c release switchboard-bench fleet [nodes] [controls] [commands]
 // Each prints a table and one JSON line.
 
+import Foundation
 import SwitchboardGPIO
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -57,6 +59,35 @@ case "soak":
     print("  commands \(outcome.sent), answered \(outcome.answered), reordered \(outcome.reordered), wrong final states \(outcome.wrongFinalStates), CLI failures \(outcome.cliFailures), reloads \(outcome.reloads)")
     let first = outcome.samples.first, last = outcome.samples.last
     print(#"{"benchmark":"soak","minutes":\#(soak.minutes),"rate":\#(soak.rate),"commands":\#(outcome.sent),"answered":\#(outcome.answered),"reordered":\#(outcome.reordered),"wrong_final":\#(outcome.wrongFinalStates),"cli_failures":\#(outcome.cliFailures),"reloads":\#(outcome.reloads),"rss_start_kib":\#(first?.residentKiB ?? 0),"rss_end_kib":\#(last?.residentKiB ?? 0),"fds_start":\#(first?.descriptors ?? 0),"fds_end":\#(last?.descriptors ?? 0),"rss_slope_kib_per_h":\#(String(format: "%.1f", rss)),"fds_slope_per_h":\#(String(format: "%.2f", fds)),"rss_high_water_kib":[\#(marks.map(String.init).joined(separator: ","))]}"#)
+case "fleet":
+    var bench = FleetBenchmark(nodes: number(1, 50), controls: number(2, 20), commands: number(3, 1_000))
+    // SWITCHBOARD_BENCH_MOSQUITTO_DEFAULTS=1: the nodes' broker with mosquitto's own queue limit.
+    if ProcessInfo.processInfo.environment["SWITCHBOARD_BENCH_MOSQUITTO_DEFAULTS"] == "1" { bench.maxQueuedMessages = nil }
+    print("fleet: \(bench.nodes) release switchboardd processes × \(bench.controls) relay toggles on simulated chips, one loopback mosquitto (max_queued_messages \(bench.maxQueuedMessages.map(String.init) ?? "mosquitto's default")), then a second bridged to it")
+    let o = try await bench.run()
+    let start = Percentiles(o.nodeStartup), cold = Percentiles(o.pictureColdStart), center = Percentiles(o.centerProcess)
+    let fleet = Percentiles(o.fleet), socket = Percentiles(o.socket), bridged = Percentiles(o.bridged)
+    let fleetCLI = Percentiles(o.fleetCLI), socketCLI = Percentiles(o.socketCLI)
+    func ratio(_ a: Duration, _ b: Duration) -> String { String(format: "%.2f", a.seconds / max(b.seconds, 1e-9)) }
+    func mib(_ bytes: [Int]) -> (String, String) {
+        (String(format: "%.1f", Double(bytes.reduce(0, +)) / Double(max(bytes.count, 1)) / 1_048_576), String(format: "%.1f", Double(bytes.max() ?? 0) / 1_048_576))
+    }
+    let idle = mib(o.idleRSS), loaded = mib(o.loadedRSS), own = mib(o.loadedAnonymous)
+    let perCommand = o.messagesPerCommand.values.reduce(0, +)
+    print("  node start → READY: p50 \(start(50).milliseconds) ms   max \(start.max.milliseconds) ms")
+    print("  fleet picture, cold (connect → \(bench.nodes) nodes' status, lock, presentations): p50 \(cold(50).milliseconds) ms   max \(cold.max.milliseconds) ms   complete: \(o.pictureComplete)")
+    print("  switchboard --broker … center --json, whole process (300 ms quiet wait included): p50 \(center(50).milliseconds) ms")
+    print("  command, one in flight, \(o.fleet.count) commands:")
+    print("    through the broker (/set → /result): p50 \(fleet(50).microseconds) µs   p99 \(fleet(99).microseconds) µs")
+    print("    on the node's own socket:             p50 \(socket(50).microseconds) µs   p99 \(socket(99).microseconds) µs")
+    print("    ratio: p50 \(ratio(fleet(50), socket(50)))×   p99 \(ratio(fleet(99), socket(99)))×")
+    print("    a client on the bridged broker saw \(o.bridgeSeen) of \(bench.nodes) nodes online, \(o.bridgeSeesAll.milliseconds) ms after it connected")
+    print("    through the bridge (\(o.bridged.count)):           p50 \(bridged(50).microseconds) µs   p99 \(bridged(99).microseconds) µs   (\(ratio(bridged(50), fleet(50)))× one broker's p50)")
+    print("  CLI processes, \(o.fleetCLI.count) each: --broker on node/id p50 \(fleetCLI(50).milliseconds) ms p99 \(fleetCLI(99).milliseconds) ms; --socket on id p50 \(socketCLI(50).milliseconds) ms p99 \(socketCLI(99).milliseconds) ms")
+    print("  broker messages per command: \(String(format: "%.2f", perCommand)) (\(o.messagesPerCommand.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.2f", $0.value))" }.joined(separator: ", ")))")
+    print("  RSS per node: idle mean \(idle.0) MiB (max \(idle.1)), after the load mean \(loaded.0) MiB (max \(loaded.1)), of which the node's own (anonymous) mean \(own.0) MiB")
+    print("  the nodes' broker restarted under \(o.outageSent) bridged commands (50/s): performed (answered) \(o.outageAnswered), controls on \(o.outageOn) of \(o.outageSent), last answer \(o.outageRecovery.milliseconds) ms after the restart")
+    print(#"{"benchmark":"fleet","nodes":\#(bench.nodes),"controls":\#(bench.controls),"commands":\#(o.fleet.count),"cold_p50_ms":\#(cold(50).milliseconds),"cold_max_ms":\#(cold.max.milliseconds),"center_process_p50_ms":\#(center(50).milliseconds),"fleet_p50_us":\#(fleet(50).microseconds),"fleet_p99_us":\#(fleet(99).microseconds),"socket_p50_us":\#(socket(50).microseconds),"socket_p99_us":\#(socket(99).microseconds),"bridge_nodes_seen":\#(o.bridgeSeen),"bridged_p50_us":\#(bridged(50).microseconds),"bridged_p99_us":\#(bridged(99).microseconds),"messages_per_command":\#(String(format: "%.2f", perCommand)),"rss_idle_mean_mib":\#(idle.0),"rss_loaded_mean_mib":\#(loaded.0),"anonymous_loaded_mean_mib":\#(own.0),"outage_sent":\#(o.outageSent),"outage_answered":\#(o.outageAnswered),"outage_on":\#(o.outageOn)}"#)
 default:
-    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands] | soak [minutes] [rate]")
+    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands] | soak [minutes] [rate] | fleet [nodes] [controls] [commands]")
 }
