@@ -149,6 +149,30 @@ struct HomeControlsExampleTests {
         }
     }
 
+    @Test func aStreamOfActionsWaitsOnOneTimerForTheLastStatus() async throws {
+        try await withRunningService({ await center.run() }) {
+            try await center.place(kind: SprinklerToggle.kind, in: .controlCenter, id: "sprinkler")
+            for _ in 0..<20 { _ = try await center.perform("sprinkler", .toggle) }
+            await clock.waitForSleepers(1)
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(3))], "one sleeper for twenty statuses")
+
+            clock.advance(by: .seconds(1))
+            for _ in 0..<21 { _ = try await center.perform("sprinkler", .toggle) }
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(3))], "a later status moves the timer, adding no sleeper")
+
+            // At 3 s the sleeper finds the status due at 4 s and waits for that.
+            clock.advance(by: .seconds(2))
+            await clock.waitForSleeper(until: ManualClock.Instant(offset: .seconds(4)))
+            #expect(clock.pendingDeadlines == [ManualClock.Instant(offset: .seconds(4))])
+            #expect(try await center.presentation(of: "sprinkler").status == "Watering for 10 min", "the last action's status shows 3 s")
+            var changes = ChangeRecorder(center)
+            clock.advance(by: .seconds(1))
+            let cleared = try #require(await changes.nextPresentation())
+            #expect(cleared.status == nil)
+            #expect(clock.sleeperCount == 0)
+        }
+    }
+
     @Test func garageDoorRequiresAuthenticationWhileLocked() async throws {
         try await center.place(kind: GarageDoorButton.kind, in: .actionButton, id: "garage")
         await center.setLocked(true)

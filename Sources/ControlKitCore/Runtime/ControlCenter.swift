@@ -35,10 +35,11 @@ public actor ControlCenter {
     /// Work for ``run()``.
     enum Job: Sendable {
         case reload(kind: String?)
-        case timer(at: AnyClock.Instant, Timer)
+        /// Sleep until then, and fire the timers that are due.
+        case wake(at: AnyClock.Instant)
     }
 
-    enum Timer: Sendable {
+    enum Timer: Hashable, Sendable {
         case statusExpired(id: String)
         case retry(kind: String)
     }
@@ -63,6 +64,7 @@ public actor ControlCenter {
     var retryBackoff: [String: Backoff] = [:]
     var retryScheduled: Set<String> = []
     var performQueues: [String: [CheckedContinuation<Void, Never>]] = [:]
+    var timers = TimerSchedule<Timer>()
 
     let observers = Broadcast<ControlChange>()
     let reloadRequests = Broadcast<String?>()
@@ -332,11 +334,11 @@ public actor ControlCenter {
                 switch job {
                 case .reload(let kind):
                     group.addTask { await self.reload(kind: kind) }
-                case .timer(let deadline, let timer):
+                case .wake(let deadline):
                     let clock = self.clock
                     group.addTask {
                         do { try await clock.sleep(until: deadline) } catch { return }
-                        await self.fire(timer)
+                        await self.fireDueTimers()
                     }
                 }
             }
@@ -345,16 +347,20 @@ public actor ControlCenter {
     }
 
     func schedule(_ timer: Timer, at deadline: AnyClock.Instant) {
-        jobQueue.yield(.timer(at: deadline, timer))
+        if let wake = timers.set(timer, at: deadline) { jobQueue.yield(.wake(at: wake)) }
     }
 
-    private func fire(_ timer: Timer) async {
-        switch timer {
-        case .statusExpired(let id):
-            publish(id)
-        case .retry(let kind):
-            retryScheduled.remove(kind)
-            await reload(kind: kind)
+    private func fireDueTimers() async {
+        let (due, wake) = timers.takeDue(at: clock.now)
+        if let wake { jobQueue.yield(.wake(at: wake)) }
+        for timer in due {
+            switch timer {
+            case .statusExpired(let id):
+                publish(id)
+            case .retry(let kind):
+                retryScheduled.remove(kind)
+                await reload(kind: kind)
+            }
         }
     }
 }
