@@ -152,6 +152,7 @@ struct MQTTCommandPathTests {
         // (ThreadSanitizer) takes a pulse or two longer to read them: a handful, never 201.
         #expect(performed.last == 200 && performed == performed.sorted() && (1...5).contains(performed.count), "\(performed)")
         #expect(results.filter { outcome($0) == "superseded" }.count == 201 - performed.count)
+        #expect(results.compactMap(\.transactionNumber) == Array(0...200), "answered in the order the commands came")
         #expect(results.first { outcome($0) == "superseded" }?.text?.contains("a newer command to it arrived while this one waited; this one was not performed") == true)
     }
 

@@ -18,10 +18,12 @@ extension MQTTBridge {
     /// other controls' commands, and every other message — the state topics that confirm a
     /// command above all — are handled at once, never queued behind a command that waits for them.
     /// In a lane only the newest command waits: one it replaces is answered `superseded`, so a
-    /// flood of commands to a control costs one waiting command, not a queue.
+    /// flood of commands to a control costs one waiting command, not a queue. A control's answers
+    /// go out in the order its commands came: a replaced command is answered once the command
+    /// before it has been, just before the one that replaced it is performed.
     func serveIncoming() async {
         await withDiscardingTaskGroup { group in
-            var lanes: [String: AsyncStream<ArrivedCommand>.Continuation] = [:]
+            var lanes: [String: CommandLane] = [:]
             for await message in connection.messages {
                 defer { memoryRelease.note() }
                 guard !message.isOversized else {
@@ -38,14 +40,18 @@ extension MQTTBridge {
                 guard let parsed = checkedCommand(message) else { continue }
                 let command = ArrivedCommand(command: parsed, at: runtime.clock.now, locked: await runtime.center.isLocked)
                 if let lane = lanes[id] {
-                    if case .dropped(let replaced) = lane.yield(command) { supersede(replaced, id: id) }
+                    lane.add(command)
                 } else if lanes.count < Self.maximumCommandLanes {
-                    let (commands, lane) = AsyncStream<ArrivedCommand>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                    let (commands, lane) = CommandLane.make()
                     lanes[id] = lane
                     group.addTask {
-                        for await command in commands { await self.handleCommand(command, id: id) }
+                        for await command in commands {
+                            for replaced in lane.takeReplaced() { self.supersede(replaced, id: id) }
+                            await self.handleCommand(command, id: id)
+                        }
+                        for replaced in lane.takeReplaced() { self.supersede(replaced, id: id) }
                     }
-                    lane.yield(command)
+                    lane.add(command)
                 } else {
                     await handleCommand(command, id: id)
                 }
