@@ -1,3 +1,5 @@
+import SwitchboardSupport
+
 /// How a placed control looks right now: what every surface (the terminal Control Center, MQTT,
 /// Home Assistant, an Action button) renders. Plain data, compared to publish only changes.
 public struct ControlPresentation: Sendable, Hashable, Codable {
@@ -109,5 +111,48 @@ public struct ControlPresentation: Sendable, Hashable, Codable {
         try container.encode(needsConfiguration, forKey: .needsConfiguration)
         try container.encode(redacted, forKey: .redacted)
         try container.encode(disabled, forKey: .disabled)
+    }
+}
+
+extension ControlPresentation {
+    /// The presentation as one line of JSON, as ``ControlLineProtocol/encodeLine(_:)`` writes it
+    /// (every key, sorted; nil as `null`), written directly: it goes out on every change.
+    public var jsonLine: String {
+        var out = "{\"actionHint\":"
+        JSONText.appendString(actionHint, to: &out)
+        out.append(",\"disabled\":")
+        JSONText.appendBool(disabled, to: &out)
+        out.append(",\"displayName\":")
+        JSONText.appendString(displayName, to: &out)
+        out.append(",\"id\":")
+        JSONText.appendString(id, to: &out)
+        out.append(",\"kind\":")
+        JSONText.appendString(kind, to: &out)
+        out.append(",\"needsConfiguration\":")
+        JSONText.appendBool(needsConfiguration, to: &out)
+        out.append(",\"redacted\":")
+        JSONText.appendBool(redacted, to: &out)
+        out.append(",\"size\":")
+        JSONText.appendString(size?.rawValue, to: &out)
+        out.append(",\"space\":")
+        JSONText.appendString(space.rawValue, to: &out)
+        out.append(",\"stale\":")
+        JSONText.appendBool(stale, to: &out)
+        out.append(",\"status\":")
+        JSONText.appendString(status, to: &out)
+        out.append(",\"symbol\":")
+        JSONText.appendString(symbol, to: &out)
+        out.append(",\"template\":")
+        JSONText.appendString(template?.rawValue, to: &out)
+        out.append(",\"tint\":")
+        JSONText.appendString(tint?.name, to: &out)
+        out.append(",\"title\":")
+        JSONText.appendString(title, to: &out)
+        out.append(",\"value\":")
+        JSONText.appendBool(value, to: &out)
+        out.append(",\"valueText\":")
+        JSONText.appendString(valueText, to: &out)
+        out.append("}")
+        return out
     }
 }

@@ -95,12 +95,12 @@ extension MQTTBridge {
         guard let type = outcome.first(where: { $0.key == "outcome" })?.value else { return }
         let payload = JSONValue.object([("event_type", type), ("control", .string(id)), ("command", .string(describe(request)))]
             + outcome.filter { $0.key != "outcome" && $0.key != "value" && $0.value != .null })
-        connection.publish(MQTTMessage(topic: topics.outcomes, text: ControlLineProtocol.encodeLine(payload), qos: 1))
+        connection.publish(MQTTMessage(topic: topics.outcomes, text: payload.jsonLine, qos: 1))
     }
 
     private func publishResult(of id: String, _ transaction: JSONValue, _ outcome: [(key: String, value: JSONValue)]) {
         let payload = JSONValue.object([("transaction", transaction)] + outcome)
-        connection.publish(MQTTMessage(topic: topics.result(id), text: ControlLineProtocol.encodeLine(payload), qos: 1))
+        connection.publish(MQTTMessage(topic: topics.result(id), text: payload.jsonLine, qos: 1))
     }
 
     private func handleConfigure(_ message: MQTTMessage, id: String) async {

@@ -327,7 +327,7 @@ public final class MQTTBridge: Sendable {
 
     private func publishPresentation(_ presentation: ControlPresentation) {
         guard let id = presentation.id else { return }
-        publishRetained(topics.control(id), Array(ControlLineProtocol.encodeLine(presentation).utf8))
+        publishRetained(topics.control(id), Array(presentation.jsonLine.utf8))
     }
 
     private func publishConfiguration(of presentation: ControlPresentation) async {
