@@ -47,6 +47,28 @@ public enum JSONText {
         out.append(value.map { $0 ? "true" : "false" } ?? "null")
     }
 
+    /// A member of a flat object: a string or a Boolean, either possibly `null`.
+    public enum Field {
+        case string(String?)
+        case bool(Bool?)
+    }
+
+    /// A flat object of `fields`, written in the order given (which must be ``keyPrecedes(_:_:)``'s).
+    public static func object(_ fields: [(key: String, value: Field)]) -> String {
+        var out = "{"
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.append(",") }
+            appendString(field.key, to: &out)
+            out.append(":")
+            switch field.value {
+            case .string(let text): appendString(text, to: &out)
+            case .bool(let value): appendBool(value, to: &out)
+            }
+        }
+        out.append("}")
+        return out
+    }
+
     /// Whether `a` sorts before `b` as `JSONEncoder`'s `.sortedKeys` sorts keys: by their UTF-8
     /// bytes ("B" before "a", "b10" before "b9").
     public static func keyPrecedes(_ a: String, _ b: String) -> Bool {

@@ -118,41 +118,13 @@ extension ControlPresentation {
     /// The presentation as one line of JSON, as ``ControlLineProtocol/encodeLine(_:)`` writes it
     /// (every key, sorted; nil as `null`), written directly: it goes out on every change.
     public var jsonLine: String {
-        var out = "{\"actionHint\":"
-        JSONText.appendString(actionHint, to: &out)
-        out.append(",\"disabled\":")
-        JSONText.appendBool(disabled, to: &out)
-        out.append(",\"displayName\":")
-        JSONText.appendString(displayName, to: &out)
-        out.append(",\"id\":")
-        JSONText.appendString(id, to: &out)
-        out.append(",\"kind\":")
-        JSONText.appendString(kind, to: &out)
-        out.append(",\"needsConfiguration\":")
-        JSONText.appendBool(needsConfiguration, to: &out)
-        out.append(",\"redacted\":")
-        JSONText.appendBool(redacted, to: &out)
-        out.append(",\"size\":")
-        JSONText.appendString(size?.rawValue, to: &out)
-        out.append(",\"space\":")
-        JSONText.appendString(space.rawValue, to: &out)
-        out.append(",\"stale\":")
-        JSONText.appendBool(stale, to: &out)
-        out.append(",\"status\":")
-        JSONText.appendString(status, to: &out)
-        out.append(",\"symbol\":")
-        JSONText.appendString(symbol, to: &out)
-        out.append(",\"template\":")
-        JSONText.appendString(template?.rawValue, to: &out)
-        out.append(",\"tint\":")
-        JSONText.appendString(tint?.name, to: &out)
-        out.append(",\"title\":")
-        JSONText.appendString(title, to: &out)
-        out.append(",\"value\":")
-        JSONText.appendBool(value, to: &out)
-        out.append(",\"valueText\":")
-        JSONText.appendString(valueText, to: &out)
-        out.append("}")
-        return out
+        JSONText.object([
+            ("actionHint", .string(actionHint)), ("disabled", .bool(disabled)), ("displayName", .string(displayName)),
+            ("id", .string(id)), ("kind", .string(kind)), ("needsConfiguration", .bool(needsConfiguration)),
+            ("redacted", .bool(redacted)), ("size", .string(size?.rawValue)), ("space", .string(space.rawValue)),
+            ("stale", .bool(stale)), ("status", .string(status)), ("symbol", .string(symbol)),
+            ("template", .string(template?.rawValue)), ("tint", .string(tint?.name)), ("title", .string(title)),
+            ("value", .bool(value)), ("valueText", .string(valueText)),
+        ])
     }
 }
