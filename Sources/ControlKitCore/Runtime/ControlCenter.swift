@@ -57,7 +57,13 @@ public actor ControlCenter {
     /// In a control extension: the push-handled controls its daemon placed, by kind.
     var relayedPushControls: [String: [ControlInfo]] = [:]
     /// Whether Switchboard is locked: auth-requiring actions refused, privacy-sensitive controls redacted.
-    public private(set) var isLocked = false
+    public private(set) var isLocked = false {
+        didSet { lockedNow.withLock { $0 = isLocked } }
+    }
+    private nonisolated let lockedNow = Locked(false)
+    /// ``isLocked``, read without waiting for the center (which may be performing): the lock state
+    /// a command that arrives now is decided by.
+    public nonisolated var isLockedNow: Bool { lockedNow.withLock { $0 } }
 
     var coalescer = ReloadCoalescer<String>()
     var reloadWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]

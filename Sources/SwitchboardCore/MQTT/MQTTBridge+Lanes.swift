@@ -38,7 +38,7 @@ extension MQTTBridge {
                 // are read then too: what arrived while locked stays refused, and a command that
                 // waits too long is dropped.
                 guard let parsed = checkedCommand(message) else { continue }
-                let command = ArrivedCommand(command: parsed, at: runtime.clock.now, locked: await runtime.center.isLocked)
+                let command = ArrivedCommand(command: parsed, at: runtime.clock.now, locked: runtime.center.isLockedNow)
                 if let lane = lanes[id] {
                     lane.add(command)
                 } else if lanes.count < Self.maximumCommandLanes {
