@@ -127,13 +127,15 @@ struct ShippedACLMatrixTests {
         var messages = connection.messages.makeAsyncIterator()
         connection.start()
         #expect(await events.next() == .connected)
-        await publish(broker, as: "observer", "switchboard/\(user)/sentinel", "ready")
+        // Retained: the client's SUBSCRIBE may reach the broker after this publish (it is sent
+        // once the connection is accepted), and a retained message is delivered on subscribing.
+        await publish(broker, as: "observer", "switchboard/\(user)/sentinel", "ready", retain: true)
         while let message = await messages.next(), message.text != "ready" {}
         return (connection, messages)
     }
 
-    func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String) async {
-        let published = await broker.publish(["-u", user, "-P", Self.password(user), "-q", "1", "-t", topic, "-m", payload])
+    func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String, retain: Bool = false) async {
+        let published = await broker.publish(["-u", user, "-P", Self.password(user), "-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
         #expect(published.status == 0, "mosquitto_pub as \(user) to \(topic): \(published.stderr)")
     }
 
