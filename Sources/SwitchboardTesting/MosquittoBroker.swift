@@ -62,9 +62,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
         if let maxQueuedMessages { configuration += "max_queued_messages \(maxQueuedMessages)\n" }
         if let bridgedTo {
-            let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("deploy/mosquitto/bridge.conf").path
-            let bridge = try String(contentsOfFile: shipped, encoding: .utf8)
+            let bridge = try String(contentsOfFile: RepositoryFiles.path("deploy/mosquitto/bridge.conf"), encoding: .utf8)
             guard bridge.contains("address broker.home.arpa:8883\n") else { throw HarnessError("deploy/mosquitto/bridge.conf no longer says address broker.home.arpa:8883") }
             let login = ["remote_username", "remote_password", "bridge_cafile"]
             configuration += bridge.replacingOccurrences(of: "address broker.home.arpa:8883\n", with: "address 127.0.0.1:\(bridgedTo)\n")

@@ -16,8 +16,7 @@ struct FleetBenchmark {
     var maxQueuedMessages: Int? = Self.shippedMaxQueuedMessages
 
     static var shippedMaxQueuedMessages: Int? {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("deploy/mosquitto/switchboard.conf").path
+        let file = RepositoryFiles.path("deploy/mosquitto/switchboard.conf")
         let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n")
         return lines.first { $0.hasPrefix("max_queued_messages ") }.flatMap { Int($0.split(separator: " ")[1]) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCore
 import SwitchboardGPIO
+import SwitchboardTesting
 import Testing
 
 /// Broken devices.json files, each rejected with every problem's exact path and message.

@@ -135,8 +135,7 @@ struct FleetTests {
     /// With the shipped ACL, the household's admin sees every node but may not drive a control:
     /// the broker refuses the command, and the CLI says so at once (not after waiting for a result).
     @Test func aCommandTheBrokersACLRefusesIsSaidAtOnce() async throws {
-        let acl = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("deploy/mosquitto/switchboard.acl").path
+        let acl = RepositoryFiles.path("deploy/mosquitto/switchboard.acl")
         let broker = try MosquittoBroker(users: ["garage-pi": "node-secret", "house-admin": "admin-secret"], aclFile: acl)
         let daemon = try DaemonHarness(configuration: "")
         try "node-secret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)

@@ -396,8 +396,7 @@ struct MQTTTLSTests {
     /// deploy/mosquitto as shipped (its TLS listener, password file and ACL, only moved to free
     /// ports and a temporary folder): the node logs in over TLS and Home Assistant commands it.
     @Test func theShippedBrokerConfigurationServesTheNodeOverTLS() async throws {
-        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("deploy/mosquitto").path
+        let deploy = RepositoryFiles.path("deploy/mosquitto")
         let broker = try MosquittoBroker(shippedConfiguration: deploy + "/switchboard.conf", aclFile: deploy + "/switchboard.acl",
                                          users: ["garage-pi": "node-secret", "homeassistant": "ha-secret"])
         let tlsPort = try #require(broker.tlsPort)

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardTesting
 import Testing
 
 /// README's ControlKit example is real code: `Examples/PorchDaemon` (built as `porch-daemon`, run

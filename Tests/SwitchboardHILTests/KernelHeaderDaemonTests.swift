@@ -10,7 +10,7 @@ extension KernelHeaderTests {
     /// 27 of the header chip, and no line of the board's other chips is touched.
     @Suite(.enabled(if: HILStage.canRun, HILStage.reason), .serialized, .timeLimit(.minutes(5)))
     struct Daemon {
-        static let samplePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../devices.json").standardized.path
+        static let samplePath = RepositoryFiles.samplePath
         static let sample = try! String(contentsOfFile: samplePath, encoding: .utf8)
 
         /// Every line of a chip the daemon must not touch: at its pull (low) and free to request.

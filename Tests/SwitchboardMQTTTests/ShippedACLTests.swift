@@ -6,9 +6,7 @@ import Testing
 /// The ACL shipped in deploy/mosquitto, enforced by a real broker with a password file.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct ShippedACLTests {
-    static let aclFile = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("deploy/mosquitto/switchboard.acl").path
+    static let aclFile = RepositoryFiles.path("deploy/mosquitto/switchboard.acl")
     static let users = ["garage-pi": "node-secret", "homeassistant": "ha-secret", "house-admin": "admin-secret"]
 
     /// A connected client logged in as `user`, subscribed to `filter`.
