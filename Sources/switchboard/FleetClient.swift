@@ -88,9 +88,12 @@ final class FleetClient: Sendable {
         throw FleetError("the connection to the broker ended", exit: 3)
     }
 
+    /// How long the picture is gathered: until nothing more arrives for `gatherQuiet`, at most `gatherLimit`.
+    static let gatherQuiet = Duration.milliseconds(300), gatherLimit = Duration.seconds(5)
+
     /// Every node the broker knows, with its controls: what it holds retained, gathered until no
     /// more arrives for `quiet` (retained messages come right after a subscription), at most `limit`.
-    func nodes(quiet: Duration = .milliseconds(300), limit: Duration = .seconds(5)) async throws(FleetError) -> [FleetNode] {
+    func nodes(quiet: Duration = gatherQuiet, limit: Duration = gatherLimit) async throws(FleetError) -> [FleetNode] {
         let (picture, reader) = try await gather(quiet: quiet, limit: limit)
         reader.cancel()
         connection.stop()
@@ -102,7 +105,7 @@ final class FleetClient: Sendable {
     /// drawn once), until the process ends. A lost broker is said on standard error and the
     /// picture goes on once it is back (the subscriptions are made again on reconnect).
     func follow(quiet: Duration = .milliseconds(100), _ draw: @escaping @Sendable ([FleetNode]) -> Void) async throws(FleetError) -> Never {
-        let (picture, _) = try await gather(quiet: .milliseconds(300), limit: .seconds(5))
+        let (picture, _) = try await gather(quiet: Self.gatherQuiet, limit: Self.gatherLimit)
         draw(picture.nodes)
         let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         picture.onChange { changed.yield() }

@@ -17,8 +17,8 @@ extension JSONValue {
         case .null: out.append("null")
         case .bool(let value): JSONText.appendBool(value, to: &out)
         case .number(let value):
-            guard value == value.rounded(), abs(value) < 1e15 else { return false }
-            out.append(String(Int64(value)))
+            guard let integer = Self.integer(value) else { return false }
+            out.append(String(integer))
         case .string(let value): JSONText.appendString(value, to: &out)
         case .array(let elements):
             out.append("[")

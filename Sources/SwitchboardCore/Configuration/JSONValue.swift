@@ -47,7 +47,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
             try container.encode(value)
         case .number(let value):
             var container = encoder.singleValueContainer()
-            if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+            if let integer = Self.integer(value) { try container.encode(integer) } else { try container.encode(value) }
         case .string(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)
@@ -58,6 +58,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
             var container = encoder.container(keyedBy: AnyKey.self)
             for member in members { try container.encode(member.value, forKey: AnyKey(member.key)) }
         }
+    }
+
+    /// A number written as an integer: one with no fraction, small enough to be exact.
+    static func integer(_ value: Double) -> Int64? {
+        value == value.rounded() && abs(value) < 1e15 ? Int64(value) : nil
     }
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {

@@ -157,7 +157,7 @@ extension JSONValue {
     /// A short rendering for messages: `99`, `"attic"`, `an object`.
     var compactText: String {
         switch self {
-        case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .number(let number): JSONValue.integer(number).map(String.init) ?? String(number)
         case .string(let text): "\"\(text)\""
         case .bool(let flag): String(flag)
         default: kindDescription

@@ -113,6 +113,14 @@ public struct DeviceSettings: PositionedSettings {
     /// An input's Home Assistant device class (`door`, `garage_door`, `motion`, `window` …).
     public var deviceClass: String? = nil
 
+    /// Why a device reached through the broker cannot be switched while there is no connection:
+    /// "Kitchen Light lives in another system and Switchboard is not connected to the MQTT broker",
+    /// then `since`.
+    func unreachableWithoutBroker(since: String = "") -> String {
+        let place = remote.map { "on the node \($0.node)" } ?? "in another system"
+        return "\(name) lives \(place) and Switchboard is not connected to the MQTT broker\(since)"
+    }
+
     /// Whether the device is a GPIO output.
     public var isOutput: Bool { kind == .relay || kind == .pulse }
 }

@@ -186,8 +186,7 @@ public final class DeviceHub: Sendable {
 
     private func sendRemote(_ settings: DeviceSettings, _ request: ControlRequest) async throws {
         guard let send = remoteCommands.withLock({ $0 }) else {
-            let place = settings.remote.map { "on the node \($0.node)" } ?? "in another system"
-            throw ControlError(.performFailed, detail: "\(settings.name) lives \(place) and Switchboard is not connected to the MQTT broker")
+            throw ControlError(.performFailed, detail: settings.unreachableWithoutBroker())
         }
         try await send(settings, request)
     }

@@ -10,54 +10,24 @@ import SwitchboardSupport
 /// Controls on other nodes (`"type": "node"` devices): followed on their node's retained topics and
 /// performed through its topic contract, as the fleet CLI does.
 extension MQTTBridge {
-    /// The topics of the node a control on another node lives on: its node's name under the
-    /// prefix this node's own base is under (`switchboard/shed-pi` beside `switchboard/garage-pi`).
-    func topics(of remote: RemoteControlSettings) -> TopicContract {
-        let base = topics.base
-        let prefix = base.lastIndex(of: "/").map { String(base[..<$0]) }
-        return TopicContract(base: prefix.map { $0 + "/" + remote.node } ?? remote.node)
-    }
-
-    /// The devices that are controls on other nodes.
-    var remoteDevices: [(device: DeviceSettings, remote: RemoteControlSettings)] {
-        runtime.configuration.devices.compactMap { device in device.remote.map { (device, $0) } }
-    }
-
-    /// What a node subscribes to for its controls on other nodes: each node's status, and each
-    /// control's presentation and results.
-    var remoteFilters: [String] {
-        var filters: [String] = []
-        for (_, remote) in remoteDevices {
-            let topics = topics(of: remote)
-            for filter in [topics.status, topics.control(remote.control), topics.result(remote.control)] where !filters.contains(filter) {
-                filters.append(filter)
-            }
-        }
-        return filters
-    }
-
     /// Takes a message on another node's topics: its status, a control's presentation, a result.
     /// False when the topic is none of those.
     func handleRemote(_ message: MQTTMessage) -> Bool {
-        var handled = false
-        for (device, remote) in remoteDevices {
-            let topics = topics(of: remote)
-            switch message.topic {
-            case topics.status:
-                update(device, remote) { $0.status(message.text) }
-            case topics.control(remote.control):
+        guard let routes = remoteRoutes[message.topic] else { return false }
+        for route in routes {
+            switch route.kind {
+            case .status:
+                update(route.device, route.remote) { $0.status(message.text) }
+            case .presentation:
                 var decoded = true
-                update(device, remote) { decoded = $0.presentation(message.payload) }
-                if !decoded { reject(message, "not a control presentation of \(remote.node)") }
-            case topics.result(remote.control):
-                guard let result = try? JSONValue.parse(Data(message.payload)), case .string(let transaction)? = result["transaction"] else { break }
+                update(route.device, route.remote) { decoded = $0.presentation(message.payload) }
+                if !decoded { reject(message, "not a control presentation of \(route.remote.node)") }
+            case .result:
+                guard let result = try? JSONValue.parse(Data(message.payload)), case .string(let transaction)? = result["transaction"] else { continue }
                 results.answer(transaction, with: result)
-            default:
-                continue
             }
-            handled = true
         }
-        return handled
+        return true
     }
 
     /// Applies a change to what is known of `device`'s control, and shows the outcome on the hub.
@@ -82,7 +52,7 @@ extension MQTTBridge {
     /// refusal (locked, a wrong request) is this command's refusal, with its words.
     func commandRemote(_ device: DeviceSettings, _ remote: RemoteControlSettings, _ request: ControlRequest) async throws {
         try requireConnection(for: device)
-        if case .unavailable(let reason)? = state.withLock({ $0.remoteControls[device.id]?.shown(remote) }), state.withLock({ $0.remoteControls[device.id]?.online }) == false {
+        if let known = state.withLock({ $0.remoteControls[device.id] }), known.online == false, case .unavailable(let reason) = known.shown(remote) {
             throw ControlError(.performFailed, detail: "\(device.name): \(reason); nothing was sent")
         }
         let transaction = state.withLock { state -> String in
@@ -95,8 +65,8 @@ extension MQTTBridge {
         case .press: .string("PRESS")
         }
         let command = MQTTMessage(
-            topic: topics(of: remote).set(remote.control),
-            text: ControlLineProtocol.encodeLine(JSONValue.object([("value", value), ("transaction", .string(transaction))])), qos: 0
+            topic: RemoteRoutes.topics(of: remote, besides: topics.base).set(remote.control),
+            text: JSONValue.object([("value", value), ("transaction", .string(transaction))]).jsonLine, qos: 0
         )
         guard let result = await results.wait(for: transaction, timeout: remote.timeout, after: { connection.publish(command) }) else {
             throw ControlError(.performFailed, detail: "\(device.name): no result from \(remote.address) within \(DurationText.format(remote.timeout)); is \(remote.node) online with \"\(remote.control)\" placed?")

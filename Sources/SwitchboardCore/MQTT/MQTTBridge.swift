@@ -24,6 +24,8 @@ public final class MQTTBridge: Sendable {
     let confirmations: StateConfirmations
     /// Commands to controls on other nodes waiting for their `/result`, by transaction.
     let results: Confirmations<JSONValue>
+    /// The topics of other nodes followed for the configuration's `node` devices.
+    let remoteRoutes: RemoteRoutes
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
     let memoryRelease = CoalescedAction { MemoryRelease.releaseFreeMemory() }
     /// Publishes the diagnostics at most once a second while messages are rejected.
@@ -90,6 +92,7 @@ public final class MQTTBridge: Sendable {
         (stateRequestRounds, stateRequestRound) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         let topics = TopicContract(base: settings.baseTopic)
         self.topics = topics
+        remoteRoutes = RemoteRoutes(devices: runtime.configuration.devices, base: topics.base)
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
         state = Locked(State(retained: RetainedTopicGuard(statusTopic: topics.status)))
         discovery = settings.discovery
@@ -177,7 +180,7 @@ public final class MQTTBridge: Sendable {
     /// Connects and serves until cancelled; then publishes `offline` and disconnects.
     public func run() async {
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters
-        filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteFilters
+        filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters
         if let discovery { filters.append(discovery.prefix + "/status") }
         connection.setSubscriptions(filters, qos: 1)
         diagnosticsTarget.withLock { $0 = { [weak self] in self?.publishDiagnostics() } }
@@ -196,7 +199,7 @@ public final class MQTTBridge: Sendable {
             }
             // This configuration's devices start with no value: what other systems and nodes keep
             // retained comes again.
-            connection.resubscribe(runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteFilters, qos: 1)
+            connection.resubscribe(runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters, qos: 1)
         } else {
             connection.start()
         }
@@ -474,8 +477,7 @@ public final class MQTTBridge: Sendable {
     func requireConnection(for device: DeviceSettings) throws {
         guard connection.connected else {
             let since = state.withLock { $0.disconnectedSince }.map { " since \(Self.clockTime($0))" } ?? ""
-            let place = device.remote.map { "on the node \($0.node)" } ?? "in another system"
-            throw ControlError(.performFailed, detail: "\(device.name) lives \(place) and Switchboard is not connected to the MQTT broker\(since); nothing was sent")
+            throw ControlError(.performFailed, detail: device.unreachableWithoutBroker(since: since) + "; nothing was sent")
         }
     }
 
