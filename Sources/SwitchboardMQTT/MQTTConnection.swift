@@ -5,24 +5,25 @@ import Glibc
 #endif
 import SwitchboardSupport
 
-/// A connection to an MQTT broker through libmosquitto, driven by its socket: a `DispatchSource`
-/// reads when the socket is readable, writes only while libmosquitto has bytes to send, and a
-/// timer runs keepalive housekeeping at half the keepalive interval. No thread of libmosquitto's
-/// runs and nothing polls.
+/// A connection to an MQTT broker through libmosquitto, served by a thread of its own that
+/// sleeps in `poll(2)` on the connection's socket: each packet from the broker wakes it once, it
+/// reads and handles what came, and sleeps again. Publishing writes to the socket from the
+/// caller's thread at once (libmosquitto sends what fits; the connection's thread sends the rest
+/// when the socket takes it). Keepalive housekeeping runs at half the keepalive interval, as the
+/// thread's poll timeout: an idle connection wakes once per half keepalive, and nothing polls.
 ///
-/// Incoming messages and connection events are `AsyncSequence`s. Subscriptions are renewed after
-/// every reconnect; reconnects follow the configured backoff (capped, exponential, with jitter).
+/// Incoming messages and connection events are `AsyncSequence`s; a ``MessageHandler`` may take
+/// messages where they arrive instead. Subscriptions are renewed after every reconnect;
+/// reconnects follow the configured backoff (capped, exponential, with jitter).
 public final class MQTTConnection: @unchecked Sendable {
-    // Invariant: `handle` and every `var` below are touched only on `queue`; libmosquitto's
-    // callbacks run inside the loop calls made on `queue`, so they are on it too.
-    private let queue = DispatchQueue(label: "switchboard.mqtt")
+    // Invariant: `handle` and every `var` below are touched only under `lock`. The connection's
+    // thread holds it while it calls libmosquitto's loop functions, so the callbacks, which run
+    // inside those calls, hold it too; they only record what happened, and what they recorded is
+    // delivered once the lock is released (a reader may publish in turn).
+    private let lock = Locked(())
     private var handle: OpaquePointer!
     private let configuration: MQTTClientConfiguration
     private var backoff: Backoff
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private var writeResumed = false
-    private var housekeeping: (any DispatchSourceTimer)?
     private var subscriptions: [(filter: String, qos: Int32)] = []
     /// The topic of each QoS 1 publish the broker has not acknowledged yet, by message id: to
     /// name the topic of one it refuses.
@@ -32,8 +33,25 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Whether the broker accepted this connection attempt (its CONNACK came).
     private var accepted = false
     private var isConnected = false
+    /// Whether libmosquitto has a socket to serve (connecting or connected).
+    private var attached = false
     private var stopped = false
     private var started = false
+    /// When the next keepalive housekeeping is due, while attached.
+    private var housekeepingAt: ContinuousClock.Instant?
+    /// When to try again, while the broker cannot be reached; and whether that is a first connect.
+    private var retryAt: ContinuousClock.Instant?
+    private var retryFirst = true
+    /// What the callbacks recorded during a loop call, delivered after it.
+    private var received: [MQTTMessage] = []
+    private var happened: [MQTTConnectionEvent] = []
+    /// Wakes the connection's thread: to stop, or to watch for writability.
+    private let waker: Waker
+
+    /// Takes a message on the connection's thread as it arrives: true if it was handled, false
+    /// to pass it on to ``messages``. It must not block: the connection reads nothing meanwhile.
+    public typealias MessageHandler = @Sendable (MQTTMessage) -> Bool
+    private let messageHandler = Locked<MessageHandler?>(nil)
 
     /// The streams messages and events go to: one reader's at a time (see ``renewStreams()``).
     private struct Streams {
@@ -49,7 +67,7 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     private let streams = Locked(Streams())
-    /// Messages on the subscribed topics.
+    /// Messages on the subscribed topics (those a ``MessageHandler`` did not take).
     public var messages: AsyncStream<MQTTMessage> { streams.withLock { $0.messages } }
     /// Connection events.
     public var events: AsyncStream<MQTTConnectionEvent> { streams.withLock { $0.events } }
@@ -57,10 +75,12 @@ public final class MQTTConnection: @unchecked Sendable {
     private var eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation { streams.withLock { $0.eventContinuation } }
 
     /// Creates the client; nothing connects until ``start()``.
-    /// - Throws: ``MQTTError`` `.configuration` for bad options or unreadable TLS files.
+    /// - Throws: ``MQTTError`` `.configuration` for bad options or unreadable TLS files, or
+    ///   `.failed` when no pipe can be made for its thread.
     public init(_ configuration: MQTTClientConfiguration) throws {
         self.configuration = configuration
         backoff = configuration.reconnect
+        waker = try Waker()
         let handle = try Libmosquitto.new(clientID: configuration.clientID, cleanSession: configuration.cleanSession,
                                           context: Unmanaged.passUnretained(self).toOpaque())
         self.handle = handle
@@ -91,98 +111,103 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     deinit {
-        // Sources hold only weak references and their own descriptors, so they may finish
-        // cancelling after this.
-        detachSocket()
+        // The connection's thread holds only a weak reference while it sleeps, so it is not in
+        // a loop call now; woken, it finds the connection gone and ends.
+        waker.wake()
         if let handle { Libmosquitto.destroy(handle) }
         messageContinuation.finish()
         eventContinuation.finish()
     }
 
-    /// Starts connecting; if the broker cannot be reached, retries with backoff.
+    /// Starts connecting on the connection's own thread; if the broker cannot be reached, retries
+    /// with backoff.
     public func start() {
-        queue.async {
-            guard !self.started else { return }
-            self.started = true
-            self.attempt(first: true)
+        let first = lock.withLock { _ -> Bool in
+            defer { started = true }
+            return !started
         }
+        guard first else { return }
+        let waker = self.waker, connection = WeakConnection(self)
+        ConnectionThread.start { Self.serve(connection, waker: waker) }
     }
 
     /// Disconnects (the broker does not publish the will) and stops reconnecting.
     public func stop() {
-        queue.sync {
+        lock.withLock { _ in
             stopped = true
             if isConnected {
                 Libmosquitto.disconnect(handle)
                 try? Libmosquitto.write(handle)
             }
             isConnected = false
-            detachSocket()
         }
+        waker.wake()
         messageContinuation.finish()
         eventContinuation.finish()
     }
 
-    /// Publishes a message. While disconnected, QoS 1 messages wait in libmosquitto for the next
-    /// connection; QoS 0 messages are dropped.
+    /// Publishes a message, writing it to the socket now. While disconnected, QoS 1 messages wait
+    /// in libmosquitto for the next connection; QoS 0 messages are dropped.
     public func publish(_ message: MQTTMessage) {
-        queue.async {
-            guard !self.stopped else { return }
+        let wake = lock.withLock { _ -> Bool in
+            guard !stopped else { return false }
             do {
-                let mid = try Libmosquitto.publish(self.handle, topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retain)
+                let mid = try Libmosquitto.publish(handle, topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retain)
                 if message.qos > 0 {
                     // Bounded: libmosquitto holds at most what it has queued; a broker that never
                     // acknowledges costs names, not memory.
-                    if self.unacknowledged.count >= 4096 { self.unacknowledged.removeAll() }
-                    self.unacknowledged[mid] = message.topic
+                    if unacknowledged.count >= 4096 { unacknowledged.removeAll() }
+                    unacknowledged[mid] = message.topic
                 }
             } catch {
                 // Not connected: the state is republished after the next connect.
             }
-            self.updateWriteInterest()
+            return Libmosquitto.wantsWrite(handle)
         }
+        // What did not fit in the socket goes out once it drains: the thread watches for that.
+        if wake { waker.wake() }
     }
 
     /// Subscribes now and after every reconnect (once per filter).
     public func subscribe(_ filter: String, qos: Int = 1) {
-        queue.async {
-            guard !self.subscriptions.contains(where: { $0.filter == filter }) else { return }
-            self.subscriptions.append((filter, Int32(qos)))
-            if self.isConnected {
-                try? Libmosquitto.subscribe(self.handle, filter: filter, qos: Int32(qos))
-                self.updateWriteInterest()
-            }
+        lock.withLock { _ in
+            guard !subscriptions.contains(where: { $0.filter == filter }) else { return }
+            subscriptions.append((filter, Int32(qos)))
+            if isConnected { try? Libmosquitto.subscribe(handle, filter: filter, qos: Int32(qos)) }
         }
+        waker.wake()
     }
 
     /// Subscribes to `filters` again if connected, so that the broker sends what it keeps retained
     /// on them once more (a new reader, such as the next configuration's, that has seen none of it).
     public func resubscribe(_ filters: [String], qos: Int = 1) {
-        queue.async {
-            guard self.isConnected else { return }
-            for filter in filters where self.subscriptions.contains(where: { $0.filter == filter }) {
-                try? Libmosquitto.subscribe(self.handle, filter: filter, qos: Int32(qos))
+        lock.withLock { _ in
+            guard isConnected else { return }
+            for filter in filters where subscriptions.contains(where: { $0.filter == filter }) {
+                try? Libmosquitto.subscribe(handle, filter: filter, qos: Int32(qos))
             }
-            self.updateWriteInterest()
         }
+        waker.wake()
     }
 
     /// Makes the subscriptions exactly `filters`: subscribes to the new ones and unsubscribes
     /// from those no longer wanted, now and after every reconnect.
     public func setSubscriptions(_ filters: [String], qos: Int = 1) {
         for filter in filters { subscribe(filter, qos: qos) }
-        queue.async {
-            let dropped = self.subscriptions.filter { !filters.contains($0.filter) }
-            self.subscriptions.removeAll { !filters.contains($0.filter) }
-            guard self.isConnected, !dropped.isEmpty else { return }
-            for subscription in dropped { try? Libmosquitto.unsubscribe(self.handle, filter: subscription.filter) }
-            self.updateWriteInterest()
+        lock.withLock { _ in
+            let dropped = subscriptions.filter { !filters.contains($0.filter) }
+            subscriptions.removeAll { !filters.contains($0.filter) }
+            guard isConnected, !dropped.isEmpty else { return }
+            for subscription in dropped { try? Libmosquitto.unsubscribe(handle, filter: subscription.filter) }
         }
+        waker.wake()
     }
 
     /// Ends the current ``messages`` and ``events`` streams and starts new ones, for a new reader
-    /// taking the connection over: what arrives from now on goes to the new streams.
+    /// taking the connection over: what arrives from now on goes to the new streams. The message
+    /// handler, if any, is removed.
     public func renewStreams() {
+        messageHandler.withLock { $0 = nil }
         let old = streams.withLock { streams in
             defer { streams = Streams() }
             return streams
@@ -191,8 +216,13 @@ public final class MQTTConnection: @unchecked Sendable {
         old.eventContinuation.finish()
     }
 
+    /// Sets (or removes, with nil) the handler that takes messages on the connection's thread.
+    public func setMessageHandler(_ handler: MessageHandler?) {
+        messageHandler.withLock { $0 = handler }
+    }
+
     /// Whether ``start()`` was called.
-    public var isStarted: Bool { queue.sync { started } }
+    public var isStarted: Bool { lock.withLock { _ in started } }
 
     /// The libmosquitto this build uses: "libmosquitto 2.0.21".
     public static var libraryVersion: String { "libmosquitto \(Libmosquitto.version)" }
@@ -201,9 +231,91 @@ public final class MQTTConnection: @unchecked Sendable {
     fileprivate var maximumPayloadSize: Int? { configuration.maximumPayloadSize }
 
     /// Whether the connection is up now.
-    public var connected: Bool { queue.sync { isConnected } }
+    public var connected: Bool { lock.withLock { _ in isConnected } }
 
-    // MARK: Connection (on `queue`)
+    // MARK: The connection's thread
+
+    /// What the thread waits for next.
+    private struct Wait {
+        var socket: Int32
+        var writable: Bool
+        var deadline: ContinuousClock.Instant?
+    }
+
+    /// The connection's thread: sleeps in `poll` until the socket, the waker or a deadline wants
+    /// it, then serves the connection; ends once the connection is stopped or gone.
+    private static func serve(_ weakConnection: WeakConnection, waker: Waker) {
+        if let connection = weakConnection.value {
+            connection.lock.withLock { _ in connection.attempt(first: true) }
+        }
+        while true {
+            // Only a weak reference while asleep: a connection no one holds any more ends.
+            guard let wait = weakConnection.value?.nextWait() else { return }
+            let ready = waker.sleep(socket: wait.socket, writable: wait.writable, until: wait.deadline)
+            guard let connection = weakConnection.value else { return }
+            connection.lock.withLock { _ in connection.serviceReady(ready) }
+        }
+    }
+
+    /// The connection as its thread holds it.
+    private final class WeakConnection: @unchecked Sendable {
+        // Invariant: set once, here; a weak reference is read atomically.
+        weak var value: MQTTConnection?
+        init(_ value: MQTTConnection) { self.value = value }
+    }
+
+    /// Delivers what happened, then says what to wait for next; nil once stopped.
+    private func nextWait() -> Wait? {
+        deliver()
+        return lock.withLock { _ in
+            guard !stopped else { return nil }
+            guard attached else { return Wait(socket: -1, writable: false, deadline: retryAt) }
+            let socket = Libmosquitto.socket(handle)
+            guard socket >= 0 else {
+                // Closed by libmosquitto during a publish from another thread.
+                lost(serverDisconnect ?? "the broker closed the connection", first: false)
+                return Wait(socket: -1, writable: false, deadline: .now)
+            }
+            return Wait(socket: socket, writable: Libmosquitto.wantsWrite(handle), deadline: housekeepingAt)
+        }
+    }
+
+    /// Serves what `poll` reported (under the lock).
+    private func serviceReady(_ ready: Waker.Ready) {
+        guard !stopped else { return }
+        let now = ContinuousClock.now
+        if attached {
+            if ready.readable { service { try Libmosquitto.read($0) } }
+            if attached, ready.writable { service { try Libmosquitto.write($0) } }
+            if attached, let due = housekeepingAt, due <= now {
+                housekeepingAt = now + housekeepingInterval
+                service { try Libmosquitto.misc($0) }
+            }
+        } else if let due = retryAt, due <= now {
+            retryAt = nil
+            attempt(first: retryFirst)
+        }
+    }
+
+    /// Hands what the callbacks recorded to the handler and the streams (not under the lock).
+    private func deliver() {
+        let (messages, events) = lock.withLock { _ in
+            defer { received = []; happened = [] }
+            return (received, happened)
+        }
+        if !events.isEmpty {
+            let continuation = eventContinuation
+            for event in events { continuation.yield(event) }
+        }
+        guard !messages.isEmpty else { return }
+        let handler = messageHandler.withLock { $0 }
+        let continuation = messageContinuation
+        for message in messages where handler?(message) != true { continuation.yield(message) }
+    }
+
+    private var housekeepingInterval: Duration { .milliseconds(max(1000, configuration.keepalive * 500)) }
+
+    // MARK: Connection (under the lock, on the connection's thread)
 
     private func attempt(first: Bool) {
         guard !stopped else { return }
@@ -215,57 +327,18 @@ public final class MQTTConnection: @unchecked Sendable {
             } else {
                 try Libmosquitto.reconnect(handle)
             }
-            try attachSocket()
+            guard Libmosquitto.socket(handle) >= 0 else {
+                throw MQTTError(.connection, call: "mosquitto_socket", detail: "no socket after connecting")
+            }
+            attached = true
+            housekeepingAt = .now + housekeepingInterval
         } catch {
             lost(reason(for: error), first: first)
         }
     }
 
-    private func attachSocket() throws {
-        detachSocket()
-        let descriptor = Libmosquitto.socket(handle)
-        guard descriptor >= 0 else {
-            throw MQTTError(.connection, call: "mosquitto_socket", detail: "no socket after connecting")
-        }
-        // Each source watches its own duplicate of the socket and closes it once cancelled:
-        // libmosquitto may close its descriptor (reconnect, destroy) before a cancellation
-        // completes, and a source must never outlive the descriptor it watches.
-        let readDescriptor = dup(descriptor), writeDescriptor = dup(descriptor)
-        let read = DispatchSource.makeReadSource(fileDescriptor: readDescriptor, queue: queue)
-        read.setEventHandler { [weak self] in self?.service { try Libmosquitto.read($0) } }
-        read.setCancelHandler { close(readDescriptor) }
-        read.resume()
-        readSource = read
-        let write = DispatchSource.makeWriteSource(fileDescriptor: writeDescriptor, queue: queue)
-        write.setEventHandler { [weak self] in self?.service { try Libmosquitto.write($0) } }
-        write.setCancelHandler { close(writeDescriptor) }
-        writeSource = write
-        writeResumed = false
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let interval = DispatchTimeInterval.milliseconds(max(1000, configuration.keepalive * 500))
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(250))
-        timer.setEventHandler { [weak self] in self?.service { try Libmosquitto.misc($0) } }
-        timer.resume()
-        housekeeping = timer
-        updateWriteInterest()
-    }
-
-    private func detachSocket() {
-        readSource?.cancel()
-        readSource = nil
-        if let writeSource {
-            if !writeResumed { writeSource.resume() }
-            writeSource.cancel()
-        }
-        writeSource = nil
-        writeResumed = false
-        housekeeping?.cancel()
-        housekeeping = nil
-    }
-
     /// Runs one loop step; a failure means the connection is gone.
     private func service(_ step: (OpaquePointer) throws -> Void) {
-        guard !stopped, readSource != nil else { return }
         do {
             try step(handle)
             // Under MQTT 5 a broker may end the connection with a DISCONNECT ("Session taken
@@ -275,22 +348,8 @@ public final class MQTTConnection: @unchecked Sendable {
                 lost(serverDisconnect ?? "the broker closed the connection", first: false)
                 return
             }
-            updateWriteInterest()
         } catch {
             lost(reason(for: error), first: false)
-        }
-    }
-
-    /// Watches for writability only while libmosquitto has something to send.
-    private func updateWriteInterest() {
-        guard let writeSource else { return }
-        let wants = Libmosquitto.wantsWrite(handle)
-        if wants && !writeResumed {
-            writeSource.resume()
-            writeResumed = true
-        } else if !wants && writeResumed {
-            writeSource.suspend()
-            writeResumed = false
         }
     }
 
@@ -308,24 +367,22 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     private func lost(_ reason: String, first: Bool) {
-        detachSocket()
+        attached = false
+        housekeepingAt = nil
         isConnected = false
         guard !stopped else { return }
         let delay = backoff.recordFailure()
-        eventContinuation.yield(.disconnected(reason: reason, retryIn: delay))
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
-            self?.attempt(first: first)
-        }
+        happened.append(.disconnected(reason: reason, retryIn: delay))
+        retryAt = .now + delay
+        retryFirst = first
     }
 
-    // MARK: Callbacks (on `queue`, inside loop calls)
+    // MARK: Callbacks (under the lock, inside loop calls)
 
     fileprivate func didConnect(_ code: Int32) {
         guard code == 0 else {
             // MQTT 5 reason codes (135 "Not authorized") are not MQTT 3.1.1 CONNACK codes.
-            eventContinuation.yield(.refused(configuration.protocolV5 ? Libmosquitto.reasonString(code) : Libmosquitto.connackReason(code)))
+            happened.append(.refused(configuration.protocolV5 ? Libmosquitto.reasonString(code) : Libmosquitto.connackReason(code)))
             return
         }
         isConnected = true
@@ -334,7 +391,7 @@ public final class MQTTConnection: @unchecked Sendable {
         for subscription in subscriptions {
             try? Libmosquitto.subscribe(handle, filter: subscription.filter, qos: subscription.qos)
         }
-        eventContinuation.yield(.connected)
+        happened.append(.connected)
     }
 
     /// The connection ended, inside a loop call: under MQTT 5 the reason code of the broker's
@@ -345,7 +402,7 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     fileprivate func didReceive(_ message: MQTTMessage) {
-        messageContinuation.yield(message)
+        received.append(message)
     }
 
     /// A publish was acknowledged (QoS 1) or sent (QoS 0), with the broker's reason code (MQTT 5;
@@ -353,7 +410,7 @@ public final class MQTTConnection: @unchecked Sendable {
     fileprivate func didPublish(_ mid: Int32, reason: Int32) {
         let topic = unacknowledged.removeValue(forKey: mid)
         guard reason >= 0x80, let topic else { return }
-        eventContinuation.yield(.publishRefused(topic: topic, reason: Libmosquitto.reasonString(reason)))
+        happened.append(.publishRefused(topic: topic, reason: Libmosquitto.reasonString(reason)))
     }
 }
 

@@ -40,13 +40,17 @@ struct MQTTBenchmarks {
             let floorCPU = (ProcessSample(pid: floor.pid ?? 0).cpu - floorBefore.cpu) / commands
             let nodeBefore = node.sample
             guard let nodeLatencies = await nodeTrips.run(inFlight: inFlight, total: commands) else { throw HarnessError("switchboardd stopped answering") }
-            let nodeCPU = (node.sample.cpu - nodeBefore.cpu) / commands
+            let nodeAfter = node.sample
+            let nodeCPU = (nodeAfter.cpu - nodeBefore.cpu) / commands
+            let nodeSwitches = Double(ProcessSample.switches(from: nodeBefore, to: nodeAfter)) / Double(commands)
             let f = Percentiles(floorLatencies), n = Percentiles(nodeLatencies)
             let label = "round trip, \(inFlight) in flight, \(commands) commands"
             row("\(label), floor", "p50 \(f(50).microseconds) µs, p90 \(f(90).microseconds) µs, p99 \(f(99).microseconds) µs, max \(f.max.microseconds) µs")
             row("\(label), switchboardd", "p50 \(n(50).microseconds) µs, p90 \(n(90).microseconds) µs, p99 \(n(99).microseconds) µs, max \(n.max.microseconds) µs")
             row("\(label), ratio", "p50 \(Self.ratio(n(50), f(50)))×, p99 \(Self.ratio(n(99), f(99)))×")
             row("CPU per command, \(inFlight) in flight", "switchboardd \(nodeCPU.microseconds) µs, floor \(floorCPU.microseconds) µs")
+            row("thread wake-ups per command, \(inFlight) in flight", "switchboardd \(String(format: "%.1f", nodeSwitches))",
+                json: "switches_per_command\(inFlight)", String(format: "%.2f", nodeSwitches))
             for (key, value) in [("p50", n(50)), ("p90", n(90)), ("p99", n(99)), ("max", n.max)] { json.append(("rt\(inFlight)_\(key)_us", value.microseconds)) }
             for (key, value) in [("p50", f(50)), ("p90", f(90)), ("p99", f(99)), ("max", f.max)] { json.append(("floor_rt\(inFlight)_\(key)_us", value.microseconds)) }
             json.append(("rt\(inFlight)_p50_ratio", Self.ratio(n(50), f(50))))
@@ -99,5 +103,31 @@ struct MQTTBenchmarks {
 
     var jsonLine: String {
         "{\"benchmark\":\"mqtt\",\"commands\":\(commands)," + json.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+}
+
+extension MQTTBenchmarks {
+    /// switchboardd alone under round trips for `seconds`, `inFlight` outstanding: for `perf record -p`
+    /// on the printed pid. Prints the commands answered and the daemon's CPU and wake-ups per command.
+    static func profile(inFlight: Int, seconds: Int) async throws {
+        let broker = try MosquittoBroker()
+        let node = try BenchNode(controls: 90, remotes: 10, port: broker.port)
+        let load = try await MQTTLoad(port: broker.port, filters: ["\(BenchNode.base)/controls/+"])
+        defer { load.stop() }
+        _ = await load.drain(quiet: .seconds(1))
+        var trips = RoundTripBenchmark(load: load, target: .node(controls: 64))
+        _ = await trips.run(inFlight: inFlight, total: 500)
+        print("mqtt-profile: switchboardd pid \(node.pid), \(inFlight) in flight for \(seconds) s")
+        fflush(nil)
+        let before = node.sample, start = ContinuousClock.now
+        var answered = 0
+        while ContinuousClock.now - start < .seconds(seconds) {
+            guard let latencies = await trips.run(inFlight: inFlight, total: 1_000) else { throw HarnessError("switchboardd stopped answering") }
+            answered += latencies.count
+        }
+        let after = node.sample
+        let perCommand = (after.cpu - before.cpu) / answered
+        let switches = Double(ProcessSample.switches(from: before, to: after)) / Double(answered)
+        print("  \(answered) commands: CPU \(perCommand.microseconds) µs and \(String(format: "%.1f", switches)) thread wake-ups per command")
     }
 }

@@ -3,6 +3,7 @@
 //   switchboard-bench gpio-edge-kernel [edges]                         (gpio-sim, in the HIL VM, as root)
 //   swift run -c release switchboard-bench button [presses]
 //   swift run -c release switchboard-bench mqtt [commands] [idle-seconds]
+//   switchboard-bench mqtt-profile [in-flight] [seconds]               (switchboardd alone, for perf)
 //   swift run -c release switchboard-bench extension [commands]
 //   swift run -c release switchboard-bench soak [minutes] [commands-per-second]
 //   swift run -c release switchboard-bench fleet [nodes] [controls] [commands]
@@ -37,6 +38,11 @@ case "mqtt":
     print("mqtt: mosquitto on loopback, the C floor and a release switchboardd with 100 controls")
     try await benchmarks.run()
     print(benchmarks.jsonLine)
+case "mqtt-profile":
+    // switchboardd alone under commands for a profiler to watch: the pid is printed, then
+    // `seconds` of round trips with `in-flight` outstanding, then nothing more.
+    let inFlight = number(1, 1), seconds = number(2, 10)
+    try await MQTTBenchmarks.profile(inFlight: inFlight, seconds: seconds)
 case "extension":
     let (direct, hosted) = try await ExtensionBenchmark(commands: number(1, 2_000)).run()
     let d = Percentiles(direct), e = Percentiles(hosted)

@@ -2,13 +2,13 @@ extension ControlCenter {
     /// Asks for the placed controls of a kind to reload. Mirrors `ControlCenter.reloadControls(ofKind:)`:
     /// it returns at once, and ``run()`` carries the reload out.
     public nonisolated func reloadControls(ofKind kind: String) {
-        jobQueue.yield(.reload(kind: kind))
+        requestReload(kind: kind)
         reloadRequests.yield(kind)
     }
 
     /// Asks for every placed control to reload. Mirrors `ControlCenter.reloadAllControls()`.
     public nonisolated func reloadAllControls() {
-        jobQueue.yield(.reload(kind: nil))
+        requestReload(kind: nil)
         reloadRequests.yield(nil)
     }
 
@@ -19,7 +19,7 @@ extension ControlCenter {
     /// The push path: outside state behind a kind changed (an MQTT state topic, another node), so
     /// its controls reload, as an APNs push invalidates controls on iOS.
     public nonisolated func push(kind: String) {
-        jobQueue.yield(.reload(kind: kind))
+        requestReload(kind: kind)
     }
 
     /// Reloads the placed controls of a kind, or all when `kind` is nil, and returns once a reload
@@ -50,8 +50,18 @@ extension ControlCenter {
     /// because they asked while one was in flight.
     public func pendingReloadRequests(kind: String) -> Int { reloadWaiters[kind]?.count ?? 0 }
 
+    /// Hands a reload to ``run()``, numbered.
+    private nonisolated func requestReload(kind: String?) {
+        let ticket = reloadTickets.withLock { ticket in
+            ticket += 1
+            return ticket
+        }
+        jobQueue.yield(.reload(kind: kind, ticket: ticket))
+    }
+
     /// One reload pass over the placements of a kind.
     private func reloadOnce(kind: String) async {
+        reloadStartedAfter[kind] = reloadTickets.withLock { $0 }
         var failed = false
         for id in placementOrder where placed[id]?.placement.kind == kind {
             if await refresh(id) == .failed { failed = true }

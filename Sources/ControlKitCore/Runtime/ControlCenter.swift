@@ -34,7 +34,8 @@ public actor ControlCenter {
 
     /// Work for ``run()``.
     enum Job: Sendable {
-        case reload(kind: String?)
+        /// A requested reload, numbered when it was asked for (see ``reloadTickets``).
+        case reload(kind: String?, ticket: UInt64)
         /// Sleep until then, and fire the timers that are due.
         case wake(at: AnyClock.Instant)
     }
@@ -66,6 +67,12 @@ public actor ControlCenter {
     public nonisolated var isLockedNow: Bool { lockedNow.withLock { $0 } }
 
     var coalescer = ReloadCoalescer<String>()
+    /// Numbers requested reloads in the order they were asked for.
+    nonisolated let reloadTickets = Locked<UInt64>(0)
+    /// The last ticket given out when each kind's latest reload pass started: a requested reload
+    /// with a ticket no later than it is done already (the pass read what the request was about;
+    /// a command's own reload covers the push its device change caused).
+    var reloadStartedAfter: [String: UInt64] = [:]
     var reloadWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var retryBackoff: [String: Backoff] = [:]
     var retryScheduled: Set<String> = []
@@ -338,7 +345,9 @@ public actor ControlCenter {
         await withDiscardingTaskGroup { group in
             for await job in jobs {
                 switch job {
-                case .reload(let kind):
+                case .reload(let kind?, let ticket) where ticket <= reloadStartedAfter[kind, default: 0]:
+                    continue
+                case .reload(let kind, _):
                     group.addTask { await self.reload(kind: kind) }
                 case .wake(let deadline):
                     let clock = self.clock

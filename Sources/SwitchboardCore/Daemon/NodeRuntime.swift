@@ -13,6 +13,8 @@ public final class NodeRuntime: Sendable {
     public let handler: ControlCommandHandler
     /// Which Swift control kinds read which devices, so that they follow them.
     public let readers = DeviceReaders()
+    /// The configuration's control kinds bound to each device (a Swift kind that reads one is in ``readers``).
+    private let declaredKinds: [String: [String]]
     /// The MQTT side, when devices.json configures a broker (set once, at the end of init).
     public var bridge: MQTTBridge? { bridgeBox.withLock { $0 } }
     private let bridgeBox = Locked<MQTTBridge?>(nil)
@@ -41,6 +43,7 @@ public final class NodeRuntime: Sendable {
         clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         self.configuration = configuration
+        declaredKinds = Self.declaredKinds(configuration)
         self.log = log
         self.problems = problems
         self.clock = AnyClock(clock)
@@ -175,28 +178,38 @@ public final class NodeRuntime: Sendable {
 
     /// The kinds of control bound to a device.
     func kinds(boundTo device: String) -> [String] {
-        configuration.controls.filter { $0.device == device || $0.devices.contains(device) || $0.stateDevice == device }.map(\.kind)
-            + readers.kinds(reading: device)
+        (declaredKinds[device] ?? []) + readers.kinds(reading: device)
+    }
+
+    /// The configuration's kinds by the devices they are bound to (drive, choose from, or show), in declaration order.
+    private static func declaredKinds(_ configuration: SwitchboardConfiguration) -> [String: [String]] {
+        var kinds: [String: [String]] = [:]
+        for control in configuration.controls {
+            let devices = Set([control.device, control.stateDevice].compactMap { $0 } + control.devices)
+            for device in devices { kinds[device, default: []].append(control.kind) }
+        }
+        return kinds
+    }
+
+    /// A device's value changed, whichever path changed it: every control bound to it reloads
+    /// (a device shared by several controls and placements refreshes all of them), and its
+    /// auto-off countdown ends when it is off (an interlock, a scene, another control, Swift code,
+    /// its own state topic switched it off). Runs where the change happens: nothing here waits.
+    private func deviceChanged(_ device: String) {
+        if autoOff.isRunning(device), (try? hub.value(of: device)) == false {
+            autoOff.cancel(device)
+            try? hub.updatePersisted { $0.autoOff[device] = nil }
+        }
+        for kind in kinds(boundTo: device) { center.push(kind: kind) }
     }
 
     /// Runs the center, the input watcher, the auto-off schedule and the watchdog until ``stopServices()``.
     public func runServices() async {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
-        let valueChanges = hub.valueChanges.subscribe()
+        let valueChanges = hub.valueChanges.observe { [weak self] device in self?.deviceChanged(device) }
+        defer { valueChanges.end() }
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
-            // A device shared by several controls (and placements) refreshes all of them. Its
-            // auto-off countdown ends when it is off, whichever path switched it off (an
-            // interlock, a scene, another control, Swift code, its own state topic).
-            group.addTask {
-                for await device in valueChanges {
-                    if autoOff.isRunning(device), (try? hub.value(of: device)) == false {
-                        autoOff.cancel(device)
-                        try? hub.updatePersisted { $0.autoOff[device] = nil }
-                    }
-                    for kind in self.kinds(boundTo: device) { center.push(kind: kind) }
-                }
-            }
             if let flusher = hub.flusher { group.addTask { await flusher.run() } }
             // Each debounced change of an input reaches valueChanges, and so its controls.
             if let inputs = hub.inputWatcher { group.addTask { await inputs.run() } }

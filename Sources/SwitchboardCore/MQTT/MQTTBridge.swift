@@ -189,7 +189,9 @@ public final class MQTTBridge: Sendable {
             try await self?.command(device, request)
         }
         let changes = runtime.center.changes()
-        let deviceChanges = runtime.hub.valueChanges.subscribe()
+        // Only the inputs' changes wake the task that publishes them.
+        let inputs = Set(runtime.hub.inputDevices.map(\.id))
+        let inputChanges = runtime.hub.valueChanges.subscribe(where: { inputs.contains($0) })
         if connection.isStarted {
             // Kept from the previous configuration, and possibly up: this configuration's
             // controls and discovery go out now (a reconnect would send them again anyway).
@@ -218,8 +220,7 @@ public final class MQTTBridge: Sendable {
                 for await change in changes { await self.publish(change) }
             }
             group.addTask {
-                let inputs = Set(self.runtime.hub.inputDevices.map(\.id))
-                for await id in deviceChanges where inputs.contains(id) { self.publishInput(id) }
+                for await id in inputChanges { self.publishInput(id) }
             }
             // Wait (without waking) for cancellation, then say goodbye.
             let (cancelled, keepOpen) = AsyncStream<Void>.makeStream()
