@@ -51,7 +51,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Takes a message on the connection's thread as it arrives: true if it was handled, false
     /// to pass it on to ``messages``. It must not block: the connection reads nothing meanwhile.
     public typealias MessageHandler = @Sendable (MQTTMessage) -> Bool
-    private let messageHandler = Locked<MessageHandler?>(nil)
+    private let messageHandler = LockedCallback<MessageHandler>()
 
     /// The streams messages and events go to: one reader's at a time (see ``renewStreams()``).
     private struct Streams {
@@ -207,7 +207,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// taking the connection over: what arrives from now on goes to the new streams. The message
     /// handler, if any, is removed.
     public func renewStreams() {
-        messageHandler.withLock { $0 = nil }
+        messageHandler.set(nil)
         let old = streams.withLock { streams in
             defer { streams = Streams() }
             return streams
@@ -218,7 +218,7 @@ public final class MQTTConnection: @unchecked Sendable {
 
     /// Sets (or removes, with nil) the handler that takes messages on the connection's thread.
     public func setMessageHandler(_ handler: MessageHandler?) {
-        messageHandler.withLock { $0 = handler }
+        messageHandler.set(handler)
     }
 
     /// Whether ``start()`` was called.
@@ -308,7 +308,7 @@ public final class MQTTConnection: @unchecked Sendable {
             for event in events { continuation.yield(event) }
         }
         guard !messages.isEmpty else { return }
-        let handler = messageHandler.withLock { $0 }
+        let handler = messageHandler.callback
         let continuation = messageContinuation
         for message in messages where handler?(message) != true { continuation.yield(message) }
     }

@@ -213,12 +213,12 @@ final class FleetClient: Sendable {
 private final class FleetPicture: Sendable {
     private let prefix: String
     private let state = Locked<(nodes: [String: FleetNode], last: ContinuousClock.Instant?)>(([:], nil))
-    private let changed = Locked<(@Sendable () -> Void)?>(nil)
+    private let changed = LockedCallback<@Sendable () -> Void>()
 
     init(prefix: String) { self.prefix = prefix }
 
     /// Calls `action` after every change to the picture.
-    func onChange(_ action: @escaping @Sendable () -> Void) { changed.withLock { $0 = action } }
+    func onChange(_ action: @escaping @Sendable () -> Void) { changed.set(action) }
 
     func apply(_ message: MQTTMessage) {
         let parts = message.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -243,7 +243,7 @@ private final class FleetPicture: Sendable {
             state.nodes[node] = entry
             return entry != before
         }
-        if changed { self.changed.withLock { $0 }?() }
+        if changed { self.changed.callback?() }
     }
 
     func lastArrival(or now: ContinuousClock.Instant) -> ContinuousClock.Instant { state.withLock { $0.last } ?? now }

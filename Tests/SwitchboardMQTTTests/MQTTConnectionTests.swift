@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardMQTT
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 
@@ -37,6 +38,32 @@ struct MQTTConnectionTests {
         #expect(live == MQTTMessage(topic: "home/fan/state", text: "OFF", qos: 0, retain: false))
         a.stop()
         b.stop()
+    }
+
+    /// A message handler takes messages on the connection's thread in the order they came, and
+    /// passes on to `messages` those it declines; the 500th is handed to it through as few frames
+    /// as the first (a handler kept as `Locked<MessageHandler?>` gained a thunk per message).
+    @Test func aMessageHandlerTakesMessagesInOrderAndPassesOnWhatItDeclines() async throws {
+        let broker = try MosquittoBroker()
+        let a = try client(broker, id: "a")
+        let taken = Locked<[(text: String, depth: Int)]>([])
+        a.setMessageHandler { message in
+            guard message.topic == "load/taken" else { return false }
+            taken.withLock { $0.append((message.text ?? "", Thread.callStackReturnAddresses.count)) }
+            return true
+        }
+        var events = a.events.makeAsyncIterator()
+        a.subscribe("load/#", qos: 1)
+        a.start()
+        #expect(await events.next() == .connected)
+        for index in 0..<500 { a.publish(MQTTMessage(topic: "load/taken", text: String(index), qos: 1)) }
+        a.publish(MQTTMessage(topic: "load/passed", text: "last", qos: 1))
+        var messages = a.messages.makeAsyncIterator()
+        #expect(await messages.next() == MQTTMessage(topic: "load/passed", text: "last", qos: 1, retain: false))
+        let received = taken.withLock { $0 }
+        #expect(received.map(\.text) == (0..<500).map(String.init))
+        #expect(Set(received.map(\.depth)).count == 1)
+        a.stop()
     }
 
     @Test func reconnectsAfterTheBrokerRestartsAndRenewsSubscriptions() async throws {

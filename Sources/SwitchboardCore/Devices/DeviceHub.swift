@@ -48,7 +48,7 @@ public final class DeviceHub: Sendable {
     /// state message from another system, an input's line): every control bound to it reloads.
     public let valueChanges: Broadcast<String>
     /// Sends a command to a device living in another system or on another node; set once MQTT connects.
-    private let remoteCommands = Locked<RemoteCommandSender?>(nil)
+    private let remoteCommands = LockedCallback<RemoteCommandSender>()
 
     /// Performs a request on a device of another system (`.setValue` only) or a control on another node.
     public typealias RemoteCommandSender = @Sendable (DeviceSettings, ControlRequest) async throws -> Void
@@ -185,7 +185,7 @@ public final class DeviceHub: Sendable {
     }
 
     private func sendRemote(_ settings: DeviceSettings, _ request: ControlRequest) async throws {
-        guard let send = remoteCommands.withLock({ $0 }) else {
+        guard let send = remoteCommands.callback else {
             throw ControlError(.performFailed, detail: settings.unreachableWithoutBroker())
         }
         try await send(settings, request)
@@ -288,7 +288,7 @@ public final class DeviceHub: Sendable {
 
     /// Connects remote commands (MQTT) to the hub.
     public func setRemoteCommandSender(_ sender: RemoteCommandSender?) {
-        remoteCommands.withLock { $0 = sender }
+        remoteCommands.set(sender)
     }
 
     /// Each output device's id and logical value, read from its line.

@@ -141,9 +141,8 @@ extension MQTTBridge {
 
     /// A state message of a device living in another system: update it (which push-reloads the
     /// controls bound to it) and confirm a waiting command.
-    private func handleDeviceState(_ message: MQTTMessage) {
-        let devices = runtime.configuration.devices.filter { $0.mqtt?.stateTopic == message.topic }
-        for device in devices {
+    func handleDeviceState(_ message: MQTTMessage) {
+        for device in stateDevices[message.topic] ?? [] {
             guard let settings = device.mqtt, let value = StatePayload.value(message.payload, settings: settings) else {
                 reject(message, "not a state of \(device.id) (expected \(device.mqtt.map { "\($0.onValue)/\($0.offValue)" } ?? "ON/OFF")\(device.mqtt?.valueKey.map { " in \"\($0)\"" } ?? ""))")
                 continue

@@ -10,53 +10,87 @@ struct ArrivedCommand: Sendable {
 
 extension MQTTBridge {
     /// At most this many controls have a command lane of their own; commands to further control
-    /// ids (there are never that many placements) are handled where they arrive.
+    /// ids (there are never that many placements) are handled in the bridge's task, one at a time.
     static let maximumCommandLanes = 1_024
 
-    /// Reads the incoming messages until the connection's stream ends. Commands (`…/set`) go to a
-    /// lane per control: one control's commands run one at a time in the order they came, while
-    /// other controls' commands, and every other message — the state topics that confirm a
+    /// Takes each message on the connection's thread as it arrives. Commands (`…/set`) go to a
+    /// lane per control there: one control's commands run one at a time in the order they came,
+    /// while other controls' commands, and every other message — the state topics that confirm a
     /// command above all — are handled at once, never queued behind a command that waits for them.
     /// In a lane only the newest command waits: one it replaces is answered `superseded`, so a
-    /// flood of commands to a control costs one waiting command, not a queue. A control's answers
-    /// go out in the order its commands came: a replaced command is answered once the command
-    /// before it has been, just before the one that replaced it is performed.
+    /// flood of commands to a control costs one waiting command, not a queue. State messages of
+    /// other systems and nodes and the node's own retained echoes are handled on the thread too.
+    /// What needs the control center (a lock, a configuration, a reload, Home Assistant coming
+    /// online) goes to the bridge's task, and whatever arrives after it waits its turn there, so
+    /// that a command sent after a lock is decided under that lock.
+    func take(_ message: MQTTMessage) {
+        memoryRelease.note()
+        let atOnce = queuedMessages.withLock { queued in
+            if queued == 0, handledAtOnce(message) { return true }
+            queued += 1
+            return false
+        }
+        if !atOnce || !handleAtOnce(message) {
+            if atOnce { queuedMessages.withLock { $0 += 1 } }
+            queue.yield(message)
+        }
+    }
+
+    /// Whether a message is handled on the connection's thread (when nothing waits before it).
+    private func handledAtOnce(_ message: MQTTMessage) -> Bool {
+        message.isOversized || topics.controlID(in: message.topic, suffix: "set") != nil || topics.isOwnRetained(message.topic)
+            || remoteRoutes[message.topic] != nil || stateDevices[message.topic] != nil
+    }
+
+    /// Handles a message on the connection's thread; false for a command to a control that can
+    /// get no lane, which then waits its turn in the bridge's task.
+    private func handleAtOnce(_ message: MQTTMessage) -> Bool {
+        guard !message.isOversized else {
+            reject(message, CommandPayload.Rejection.tooLarge.rawValue)
+            return true
+        }
+        if let id = topics.controlID(in: message.topic, suffix: "set") {
+            // Checked as it arrives, so that every bad one is answered; the lock and the clock
+            // are read then too: what arrived while locked stays refused, and a command that
+            // waits too long is dropped.
+            guard let command = arrivedCommand(message) else { return true }
+            return lanes.add(command, to: id)
+        }
+        if topics.isOwnRetained(message.topic) {
+            handleOwnRetained(message)
+        } else if !handleRemote(message) {
+            handleDeviceState(message)
+        }
+        return true
+    }
+
+    private func arrivedCommand(_ message: MQTTMessage) -> ArrivedCommand? {
+        checkedCommand(message).map { ArrivedCommand(command: $0, at: runtime.clock.now, locked: runtime.center.isLockedNow) }
+    }
+
+    /// Serves the lanes, and handles in order what waits in the bridge's task (and, while one
+    /// configuration hands the connection to the next, what arrived before this bridge took it).
     func serveIncoming() async {
         await withDiscardingTaskGroup { group in
-            var lanes: [String: CommandLane] = [:]
-            for await message in connection.messages {
-                defer { memoryRelease.note() }
-                guard !message.isOversized else {
-                    reject(message, CommandPayload.Rejection.tooLarge.rawValue)
-                    continue
-                }
-                guard let id = topics.controlID(in: message.topic, suffix: "set") else {
-                    await handle(message)
-                    continue
-                }
-                // Checked as it arrives, so that every bad one is answered; the lock and the clock
-                // are read then too: what arrived while locked stays refused, and a command that
-                // waits too long is dropped.
-                guard let parsed = checkedCommand(message) else { continue }
-                let command = ArrivedCommand(command: parsed, at: runtime.clock.now, locked: runtime.center.isLockedNow)
-                if let lane = lanes[id] {
-                    lane.add(command)
-                } else if lanes.count < Self.maximumCommandLanes {
-                    let (commands, lane) = CommandLane.make()
-                    lanes[id] = lane
-                    group.addTask {
-                        for await command in commands {
-                            for replaced in lane.takeReplaced() { self.supersede(replaced, id: id) }
-                            await self.handleCommand(command, id: id)
-                        }
-                        for replaced in lane.takeReplaced() { self.supersede(replaced, id: id) }
-                    }
-                    lane.add(command)
-                } else {
-                    await handleCommand(command, id: id)
-                }
+            group.addTask {
+                await self.lanes.run(perform: { await self.handleCommand($0, id: $1) }, supersede: { self.supersede($0, id: $1) })
             }
-            for lane in lanes.values { lane.finish() }
+            group.addTask {
+                for await message in self.connection.messages { await self.handleInTurn(message) }
+            }
+            for await message in queued {
+                await handleInTurn(message)
+                queuedMessages.withLock { $0 -= 1 }
+            }
+            lanes.finish()
         }
+    }
+
+    /// A message handled in the bridge's task, after everything that came before it.
+    private func handleInTurn(_ message: MQTTMessage) async {
+        guard !message.isOversized else { return reject(message, CommandPayload.Rejection.tooLarge.rawValue) }
+        guard let id = topics.controlID(in: message.topic, suffix: "set") else { return await handle(message) }
+        guard let command = arrivedCommand(message) else { return }
+        if !lanes.add(command, to: id) { await handleCommand(command, id: id) }
     }
 }

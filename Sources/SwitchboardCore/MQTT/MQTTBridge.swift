@@ -26,15 +26,24 @@ public final class MQTTBridge: Sendable {
     let results: Confirmations<JSONValue>
     /// The topics of other nodes followed for the configuration's `node` devices.
     let remoteRoutes: RemoteRoutes
+    /// The devices of other systems, by the state topic they say their state on.
+    let stateDevices: [String: [DeviceSettings]]
+    /// Every control's command lane.
+    let lanes = CommandLanes(limit: MQTTBridge.maximumCommandLanes)
+    /// Messages for the bridge's task, in the order they came (see ``take(_:)``), and how many of
+    /// them it has not finished handling.
+    let queued: AsyncStream<MQTTMessage>
+    let queue: AsyncStream<MQTTMessage>.Continuation
+    let queuedMessages = Locked(0)
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
     let memoryRelease = CoalescedAction { MemoryRelease.releaseFreeMemory() }
     /// Publishes the diagnostics at most once a second while messages are rejected.
     let diagnosticsRelease: CoalescedAction
     /// What ``diagnosticsRelease`` runs: set when the bridge runs.
-    let diagnosticsTarget: Locked<(@Sendable () -> Void)?>
+    let diagnosticsTarget: LockedCallback<@Sendable () -> Void>
     /// Publishes the node's own retained topics again, at most once a second, when others overwrite them.
     let reassertRelease: CoalescedAction
-    let reassertTarget: Locked<(@Sendable () -> Void)?>
+    let reassertTarget: LockedCallback<@Sendable () -> Void>
 
     /// Each (re)connect's state requests, as the instant they went out: the retries' schedule starts there.
     let stateRequestRounds: AsyncStream<OffsetInstant>
@@ -93,17 +102,19 @@ public final class MQTTBridge: Sendable {
         let topics = TopicContract(base: settings.baseTopic)
         self.topics = topics
         remoteRoutes = RemoteRoutes(devices: runtime.configuration.devices, base: topics.base)
+        stateDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt != nil }) { $0.mqtt?.stateTopic ?? "" }
+        (queued, queue) = AsyncStream.makeStream()
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
         state = Locked(State(retained: RetainedTopicGuard(statusTopic: topics.status)))
         discovery = settings.discovery
             ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, nodeName: runtime.configuration.name, topics: topics, version: Switchboard.version)
             : nil
-        let diagnostics = Locked<(@Sendable () -> Void)?>(nil)
+        let diagnostics = LockedCallback<@Sendable () -> Void>()
         diagnosticsTarget = diagnostics
-        diagnosticsRelease = CoalescedAction(clock: runtime.clock) { diagnostics.withLock { $0 }?() }
-        let reassert = Locked<(@Sendable () -> Void)?>(nil)
+        diagnosticsRelease = CoalescedAction(clock: runtime.clock) { diagnostics.callback?() }
+        let reassert = LockedCallback<@Sendable () -> Void>()
         reassertTarget = reassert
-        reassertRelease = CoalescedAction(clock: runtime.clock) { reassert.withLock { $0 }?() }
+        reassertRelease = CoalescedAction(clock: runtime.clock) { reassert.callback?() }
         if let kept {
             connection = kept.connection
             state.withLock {
@@ -183,8 +194,8 @@ public final class MQTTBridge: Sendable {
         filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters
         if let discovery { filters.append(discovery.prefix + "/status") }
         connection.setSubscriptions(filters, qos: 1)
-        diagnosticsTarget.withLock { $0 = { [weak self] in self?.publishDiagnostics() } }
-        reassertTarget.withLock { $0 = { [weak self] in self?.reassertOwnTopics() } }
+        diagnosticsTarget.set { [weak self] in self?.publishDiagnostics() }
+        reassertTarget.set { [weak self] in self?.reassertOwnTopics() }
         runtime.hub.setRemoteCommandSender { [weak self] device, request in
             try await self?.command(device, request)
         }
@@ -192,6 +203,11 @@ public final class MQTTBridge: Sendable {
         // Only the inputs' changes wake the task that publishes them.
         let inputs = Set(runtime.hub.inputDevices.map(\.id))
         let inputChanges = runtime.hub.valueChanges.subscribe(where: { inputs.contains($0) })
+        connection.setMessageHandler { [weak self] message in
+            guard let self else { return false }
+            self.take(message)
+            return true
+        }
         if connection.isStarted {
             // Kept from the previous configuration, and possibly up: this configuration's
             // controls and discovery go out now (a reconnect would send them again anyway).
@@ -230,6 +246,7 @@ public final class MQTTBridge: Sendable {
         }
         runtime.hub.setRemoteCommandSender(nil)
         guard !state.withLock({ $0.handedOver }) else { return }
+        connection.setMessageHandler(nil)
         connection.publish(MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true))
         connection.stop()
     }

@@ -1,0 +1,64 @@
+import SwitchboardSupport
+
+/// Every control's ``CommandLane``, made on a control's first command wherever it arrives (the
+/// connection's thread, or the bridge's task), and served by tasks that ``run(perform:)`` starts
+/// for each new one.
+final class CommandLanes: Sendable {
+    private struct NewLane: Sendable {
+        let id: String
+        let lane: CommandLane
+        let commands: AsyncStream<ArrivedCommand>
+    }
+
+    // Invariant: a lane is made, recorded and announced under the lock, so two arrivals for one
+    // control never make two lanes.
+    private let lanes = Locked<[String: CommandLane]>([:])
+    private let newLanes: AsyncStream<NewLane>
+    private let newLane: AsyncStream<NewLane>.Continuation
+    private let limit: Int
+
+    /// - Parameter limit: at most this many controls get a lane; ``add(_:to:)`` refuses a further one.
+    init(limit: Int) {
+        self.limit = limit
+        (newLanes, newLane) = AsyncStream.makeStream()
+    }
+
+    /// Queues a command in its control's lane (in place of the one waiting there, if any); false,
+    /// and nothing done, when the control has no lane and no more can be made.
+    func add(_ command: ArrivedCommand, to id: String) -> Bool {
+        let lane = lanes.withLock { lanes -> CommandLane? in
+            if let lane = lanes[id] { return lane }
+            guard lanes.count < limit else { return nil }
+            let (commands, lane) = CommandLane.make()
+            lanes[id] = lane
+            newLane.yield(NewLane(id: id, lane: lane, commands: commands))
+            return lane
+        }
+        lane?.add(command)
+        return lane != nil
+    }
+
+    /// Serves each lane with a task of its own until ``finish()``: one control's commands one at
+    /// a time in the order they came, each replaced one answered (by `supersede`) just before the
+    /// command that replaced it is performed.
+    func run(perform: @escaping @Sendable (ArrivedCommand, String) async -> Void, supersede: @escaping @Sendable (ArrivedCommand, String) -> Void) async {
+        await withDiscardingTaskGroup { group in
+            for await new in newLanes {
+                group.addTask {
+                    for await command in new.commands {
+                        for replaced in new.lane.takeReplaced() { supersede(replaced, new.id) }
+                        await perform(command, new.id)
+                    }
+                    for replaced in new.lane.takeReplaced() { supersede(replaced, new.id) }
+                }
+            }
+        }
+    }
+
+    /// No more commands come: each lane's task ends once it has answered what it holds.
+    func finish() {
+        newLane.finish()
+        let all = lanes.withLock { Array($0.values) }
+        for lane in all { lane.finish() }
+    }
+}
