@@ -135,6 +135,37 @@ struct CountingToggle {
         #expect(!shown.redacted && shown.valueText == "Off" && shown.actionHint == "Hold to Turn On Fan")
     }
 
+    /// A device change made by a control's own action pushes its kind: the reload after the action
+    /// covers it, so it asks nothing of `run()`. A task the action leaves running pushes as usual.
+    @Test func aPushByTheKindsOwnActionIsCoveredByTheReloadAfterIt() async throws {
+        let center = ControlCenter()
+        let (later, release) = AsyncStream<Void>.makeStream()
+        let pushedLater = Probe(false)
+        let definition = ControlDefinition(kind: "test.relay", displayName: "Relay", description: nil, isConfigurable: false, parameters: { [] }) { _, _ in
+            TemplateSnapshot(
+                title: "Relay", style: .toggle(isOn: false, on: ResolvedLabel(symbol: "power"), off: ResolvedLabel(symbol: "power")),
+                action: ControlAction(title: "Relay") { _ in
+                    center.push(kind: "test.relay")
+                    center.push(kind: "test.other")
+                    Task {
+                        for await _ in later { break }
+                        center.push(kind: "test.relay")
+                        pushedLater.update { $0 = true }
+                    }
+                    return .result()
+                }
+            )
+        }
+        try await center.register([definition])
+        try await center.place(kind: "test.relay", in: .controlCenter, id: "relay")
+        let before = center.requestedReloadCount
+        _ = try await center.perform("relay", .setValue(true))
+        #expect(center.requestedReloadCount == before + 1, "only the other kind's push")
+        release.yield()
+        while !pushedLater.value { await Task.yield() }
+        #expect(center.requestedReloadCount == before + 2)
+    }
+
     @Test func requestsForOneControlApplyInArrivalOrder() async throws {
         let fan = CountingToggle()
         let center = ControlCenter()

@@ -34,11 +34,15 @@ extension ControlCenter {
         }
 
         let result: Result<any IntentResult, any Error>
+        let scope = PerformScope(kind: kind)
         do {
-            result = .success(try await DeviceCenter.$controlKind.withValue(kind) { try await snapshot.action.perform(newValue: newValue) })
+            result = .success(try await PerformScope.$current.withValue(scope) {
+                try await DeviceCenter.$controlKind.withValue(kind) { try await snapshot.action.perform(newValue: newValue) }
+            })
         } catch {
             result = .failure(error)
         }
+        scope.close()
         if case .success = result, placed[id] != nil {
             let until = clock.now.advanced(by: statusDuration)
             placed[id]?.statusUntil = until

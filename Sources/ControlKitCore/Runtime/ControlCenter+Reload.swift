@@ -18,7 +18,11 @@ extension ControlCenter {
 
     /// The push path: outside state behind a kind changed (an MQTT state topic, another node), so
     /// its controls reload, as an APNs push invalidates controls on iOS.
+    ///
+    /// A push made by the kind's own action while it is performed (its device changed) is covered
+    /// by the reload that follows every action, and wakes no one.
     public nonisolated func push(kind: String) {
+        guard PerformScope.current?.covers(kind) != true else { return }
         requestReload(kind: kind)
     }
 
@@ -50,6 +54,10 @@ extension ControlCenter {
     /// because they asked while one was in flight.
     public func pendingReloadRequests(kind: String) -> Int { reloadWaiters[kind]?.count ?? 0 }
 
+    /// How many reloads have been asked of ``run()`` (by ``reloadControls(ofKind:)``,
+    /// ``reloadAllControls()`` and ``push(kind:)``) since the center was made.
+    public nonisolated var requestedReloadCount: UInt64 { reloadTickets.withLock { $0 } }
+
     /// Hands a reload to ``run()``, numbered.
     private nonisolated func requestReload(kind: String?) {
         let ticket = reloadTickets.withLock { ticket in
@@ -63,7 +71,7 @@ extension ControlCenter {
     private func reloadOnce(kind: String) async {
         reloadStartedAfter[kind] = reloadTickets.withLock { $0 }
         var failed = false
-        for id in placementOrder where placed[id]?.placement.kind == kind {
+        for id in placementsOfKind[kind] ?? [] {
             if await refresh(id) == .failed { failed = true }
         }
         if failed {

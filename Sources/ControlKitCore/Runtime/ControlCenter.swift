@@ -55,6 +55,8 @@ public actor ControlCenter {
     var definitionOrder: [String] = []
     var placed: [String: PlacedControl] = [:]
     var placementOrder: [String] = []
+    /// The placements of each kind, in placement order: what a reload of the kind renders.
+    var placementsOfKind: [String: [String]] = [:]
     /// In a control extension: the push-handled controls its daemon placed, by kind.
     var relayedPushControls: [String: [ControlInfo]] = [:]
     /// Whether Switchboard is locked: auth-requiring actions refused, privacy-sensitive controls redacted.
@@ -152,6 +154,7 @@ public actor ControlCenter {
         try await validate(configuration, for: definition)
         placed[id] = PlacedControl(placement: ControlPlacement(id: id, kind: kind, space: space, size: size, configuration: configuration))
         placementOrder.append(id)
+        placementsOfKind[kind, default: []].append(id)
         // A provider that fails now (a device not reachable yet) is retried, as after a reload.
         if await refresh(id) == .failed { scheduleRetry(of: kind) }
         await tellPushHandler(ofKind: kind)
@@ -176,6 +179,7 @@ public actor ControlCenter {
     public func remove(_ id: String) async throws {
         guard let removed = placed.removeValue(forKey: id) else { throw unknownPlacement(id) }
         placementOrder.removeAll { $0 == id }
+        placementsOfKind[removed.placement.kind]?.removeAll { $0 == id }
         observers.yield(.removed(id: id))
         await tellPushHandler(ofKind: removed.placement.kind)
     }

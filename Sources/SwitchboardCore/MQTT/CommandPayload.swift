@@ -25,6 +25,7 @@ public struct CommandPayload: Sendable, Equatable {
 
     public static func parse(_ bytes: [UInt8]) -> Result<CommandPayload, Rejection> {
         guard bytes.count <= maximumSize else { return .failure(.tooLarge) }
+        if let request = asciiWord(bytes) { return .success(CommandPayload(request: request, transaction: nil)) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(.notUTF8) }
         let trimmed = text.trimmingCharacters()
         if let request = word(trimmed) { return .success(CommandPayload(request: request, transaction: nil)) }
@@ -40,6 +41,27 @@ public struct CommandPayload: Sendable, Equatable {
         default: return .failure(.badJSON)
         }
         return .success(CommandPayload(request: request, transaction: json["transaction"]))
+    }
+
+    /// The common case without making a string: a bare word in ASCII, any case, no spaces around it.
+    private static func asciiWord(_ bytes: [UInt8]) -> ControlRequest? {
+        guard (2...6).contains(bytes.count) else { return nil }
+        var upper: [UInt8] = []
+        upper.reserveCapacity(bytes.count)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): upper.append(byte - 32)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): upper.append(byte)
+            default: return nil
+            }
+        }
+        switch upper {
+        case Array("ON".utf8): return .setValue(true)
+        case Array("OFF".utf8): return .setValue(false)
+        case Array("TOGGLE".utf8): return .toggle
+        case Array("PRESS".utf8): return .press
+        default: return nil
+        }
     }
 
     private static func word(_ text: String) -> ControlRequest? {

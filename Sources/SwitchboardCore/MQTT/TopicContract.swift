@@ -3,12 +3,26 @@
 public struct TopicContract: Sendable, Equatable {
     public let base: String
 
-    public init(base: String) { self.base = base }
+    public init(base: String) {
+        self.base = base
+        status = base + "/status"
+        reload = base + "/reload"
+        lock = base + "/lock"
+        lockSet = base + "/lock/set"
+        diagnostics = base + "/diagnostics"
+        outcomes = base + "/outcomes"
+        controls = base + "/controls/"
+        inputs = base + "/inputs/"
+    }
 
     /// `online` / `offline`, retained; `offline` is also the last will.
-    public var status: String { base + "/status" }
+    public let status: String
+    /// The prefix of every control's topics.
+    private let controls: String
+    /// The prefix of every input's topic.
+    private let inputs: String
     /// A placed control's presentation as JSON, retained, published when it changes.
-    public func control(_ id: String) -> String { base + "/controls/" + id }
+    public func control(_ id: String) -> String { controls + id }
     /// Commands for a control: `ON`, `OFF`, `TOGGLE`, `PRESS` or `{"value": …, "transaction": …}`.
     public func set(_ id: String) -> String { control(id) + "/set" }
     /// The outcome of a command that carried a transaction.
@@ -18,19 +32,19 @@ public struct TopicContract: Sendable, Equatable {
     /// A configurable control's chosen device, retained.
     public func configuration(_ id: String) -> String { control(id) + "/configuration" }
     /// Empty payload reloads all controls; a kind reloads that kind.
-    public var reload: String { base + "/reload" }
+    public let reload: String
     /// `LOCKED` / `UNLOCKED`, retained.
-    public var lock: String { base + "/lock" }
+    public let lock: String
     /// `LOCKED`/`UNLOCKED` (or `LOCK`/`UNLOCK`) to lock or unlock; restrict it in the broker's ACL.
-    public var lockSet: String { base + "/lock/set" }
+    public let lockSet: String
     /// An input device's value (a door contact, a motion sensor): `ON` (active) or `OFF`, retained.
-    public func input(_ id: String) -> String { base + "/inputs/" + id }
+    public func input(_ id: String) -> String { inputs + id }
     /// The node's diagnostics as JSON, retained: `{"rejectedMessages": …, "version": …}`.
-    public var diagnostics: String { base + "/diagnostics" }
+    public let diagnostics: String
     /// The outcome of every command that came over MQTT, not retained:
     /// `{"event_type": "performed" | "refused" | "failed" | "expired" | "superseded", "control": …, "command": …}`
     /// with `error` when it was not performed.
-    public var outcomes: String { base + "/outcomes" }
+    public let outcomes: String
     /// Action button announcements (JSON with `phase`, `text`, `control`).
     public func actionButton(_ id: String) -> String { base + "/action-buttons/" + id }
     /// A push-button's presses: `{"click": "short" | "double" | "long", "performed": …}`.
@@ -45,11 +59,11 @@ public struct TopicContract: Sendable, Equatable {
     /// Whether a topic is one of the node's own retained topics.
     public func isOwnRetained(_ topic: String) -> Bool {
         if topic == status || topic == lock || topic == diagnostics { return true }
-        for prefix in [base + "/controls/", base + "/inputs/"] where topic.hasPrefix(prefix) {
-            let rest = topic.dropFirst(prefix.count)
+        for prefix in [controls, inputs] where topic.hasPrefix(prefix) {
+            let rest = topic.utf8.dropFirst(prefix.utf8.count)
             if rest.isEmpty { return false }
-            if !rest.contains("/") { return true }
-            return prefix.hasSuffix("/controls/") && rest.hasSuffix("/configuration") && rest.split(separator: "/").count == 2
+            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return true }
+            return prefix == controls && slash != rest.startIndex && Substring(rest[slash...]) == "/configuration"
         }
         return false
     }
@@ -68,9 +82,9 @@ public struct TopicContract: Sendable, Equatable {
 
     /// The id in a topic under `<base>/controls/<id>/<suffix>`, if it is one.
     public func controlID(in topic: String, suffix: String) -> String? {
-        let prefix = base + "/controls/", end = "/" + suffix
-        guard topic.hasPrefix(prefix), topic.hasSuffix(end), topic.count > prefix.count + end.count else { return nil }
-        let id = topic.dropFirst(prefix.count).dropLast(end.count)
-        return id.contains("/") ? nil : String(id)
+        let end = "/" + suffix
+        guard topic.hasPrefix(controls), topic.hasSuffix(end), topic.utf8.count > controls.utf8.count + end.utf8.count else { return nil }
+        let id = topic.utf8.dropFirst(controls.utf8.count).dropLast(end.utf8.count)
+        return id.contains(UInt8(ascii: "/")) ? nil : String(Substring(id))
     }
 }
