@@ -21,6 +21,8 @@ public final class MQTTConnection: @unchecked Sendable {
     // inside those calls, hold it too; they only record what happened, and what they recorded is
     // delivered once the lock is released (a reader may publish in turn).
     private let lock = Locked(())
+    /// Messages published while another thread held the connection, in the order they came.
+    private let outbox = Locked<[MQTTMessage]>([])
     private var handle: OpaquePointer!
     private let configuration: MQTTClientConfiguration
     private var backoff: Backoff
@@ -122,7 +124,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Starts connecting on the connection's own thread; if the broker cannot be reached, retries
     /// with backoff.
     public func start() {
-        let first = lock.withLock { _ -> Bool in
+        let first = withConnection { () -> Bool in
             defer { started = true }
             return !started
         }
@@ -133,7 +135,9 @@ public final class MQTTConnection: @unchecked Sendable {
 
     /// Disconnects (the broker does not publish the will) and stops reconnecting.
     public func stop() {
-        lock.withLock { _ in
+        withConnection {
+            // What was published before stopping (the goodbye) goes out first.
+            _ = flushOutbox()
             stopped = true
             if isConnected {
                 Libmosquitto.disconnect(handle)
@@ -147,10 +151,31 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     /// Publishes a message, writing it to the socket now. While disconnected, QoS 1 messages wait
-    /// in libmosquitto for the next connection; QoS 0 messages are dropped.
+    /// in libmosquitto for the next connection; QoS 0 messages are dropped. Never waits for the
+    /// connection's thread: while it reads, the message waits in the outbox, and it sends it.
     public func publish(_ message: MQTTMessage) {
-        let wake = lock.withLock { _ -> Bool in
-            guard !stopped else { return false }
+        outbox.withLock { $0.append(message) }
+        sendOutbox()
+    }
+
+    /// Sends what waits in the outbox, unless another thread holds the connection: every holder
+    /// sends it once it lets go (``withConnection(_:)``), so nothing is left behind.
+    private func sendOutbox() {
+        while outbox.withLock({ !$0.isEmpty }) {
+            guard let wake = lock.withLockIfAvailable({ _ in flushOutbox() }) else { return }
+            // What did not fit in the socket goes out once it drains: the thread watches for that.
+            if wake { waker.wake() }
+        }
+    }
+
+    /// Hands the outbox to libmosquitto (under the lock); true when bytes wait for the socket.
+    private func flushOutbox() -> Bool {
+        let messages = outbox.withLock { outbox in
+            defer { outbox = [] }
+            return outbox
+        }
+        guard !stopped else { return false }
+        for message in messages {
             do {
                 let mid = try Libmosquitto.publish(handle, topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retain)
                 if message.qos > 0 {
@@ -162,15 +187,19 @@ public final class MQTTConnection: @unchecked Sendable {
             } catch {
                 // Not connected: the state is republished after the next connect.
             }
-            return Libmosquitto.wantsWrite(handle)
         }
-        // What did not fit in the socket goes out once it drains: the thread watches for that.
-        if wake { waker.wake() }
+        return Libmosquitto.wantsWrite(handle)
+    }
+
+    /// Runs `body` holding the connection, then sends what was published meanwhile.
+    private func withConnection<Result>(_ body: () throws -> Result) rethrows -> Result {
+        defer { sendOutbox() }
+        return try lock.withLock { _ in try body() }
     }
 
     /// Subscribes now and after every reconnect (once per filter).
     public func subscribe(_ filter: String, qos: Int = 1) {
-        lock.withLock { _ in
+        withConnection {
             guard !subscriptions.contains(where: { $0.filter == filter }) else { return }
             subscriptions.append((filter, Int32(qos)))
             if isConnected { try? Libmosquitto.subscribe(handle, filter: filter, qos: Int32(qos)) }
@@ -181,7 +210,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Subscribes to `filters` again if connected, so that the broker sends what it keeps retained
     /// on them once more (a new reader, such as the next configuration's, that has seen none of it).
     public func resubscribe(_ filters: [String], qos: Int = 1) {
-        lock.withLock { _ in
+        withConnection {
             guard isConnected else { return }
             for filter in filters where subscriptions.contains(where: { $0.filter == filter }) {
                 try? Libmosquitto.subscribe(handle, filter: filter, qos: Int32(qos))
@@ -194,7 +223,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// from those no longer wanted, now and after every reconnect.
     public func setSubscriptions(_ filters: [String], qos: Int = 1) {
         for filter in filters { subscribe(filter, qos: qos) }
-        lock.withLock { _ in
+        withConnection {
             let dropped = subscriptions.filter { !filters.contains($0.filter) }
             subscriptions.removeAll { !filters.contains($0.filter) }
             guard isConnected, !dropped.isEmpty else { return }
@@ -222,7 +251,7 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     /// Whether ``start()`` was called.
-    public var isStarted: Bool { lock.withLock { _ in started } }
+    public var isStarted: Bool { withConnection { started } }
 
     /// The libmosquitto this build uses: "libmosquitto 2.0.21".
     public static var libraryVersion: String { "libmosquitto \(Libmosquitto.version)" }
@@ -231,7 +260,7 @@ public final class MQTTConnection: @unchecked Sendable {
     fileprivate var maximumPayloadSize: Int? { configuration.maximumPayloadSize }
 
     /// Whether the connection is up now.
-    public var connected: Bool { lock.withLock { _ in isConnected } }
+    public var connected: Bool { withConnection { isConnected } }
 
     // MARK: The connection's thread
 
@@ -246,14 +275,14 @@ public final class MQTTConnection: @unchecked Sendable {
     /// it, then serves the connection; ends once the connection is stopped or gone.
     private static func serve(_ weakConnection: WeakConnection, waker: Waker) {
         if let connection = weakConnection.value {
-            connection.lock.withLock { _ in connection.attempt(first: true) }
+            connection.withConnection { connection.attempt(first: true) }
         }
         while true {
             // Only a weak reference while asleep: a connection no one holds any more ends.
             guard let wait = weakConnection.value?.nextWait() else { return }
             let ready = waker.sleep(socket: wait.socket, writable: wait.writable, until: wait.deadline)
             guard let connection = weakConnection.value else { return }
-            connection.lock.withLock { _ in connection.serviceReady(ready) }
+            connection.withConnection { connection.serviceReady(ready) }
         }
     }
 
@@ -267,7 +296,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Delivers what happened, then says what to wait for next; nil once stopped.
     private func nextWait() -> Wait? {
         deliver()
-        return lock.withLock { _ in
+        return withConnection {
             guard !stopped else { return nil }
             guard attached else { return Wait(socket: -1, writable: false, deadline: retryAt) }
             let socket = Libmosquitto.socket(handle)
@@ -299,7 +328,7 @@ public final class MQTTConnection: @unchecked Sendable {
 
     /// Hands what the callbacks recorded to the handler and the streams (not under the lock).
     private func deliver() {
-        let (messages, events) = lock.withLock { _ in
+        let (messages, events) = withConnection {
             defer { received = []; happened = [] }
             return (received, happened)
         }

@@ -39,8 +39,19 @@ public final class Locked<Value>: @unchecked Sendable {
         _modify { yield &value }
     }
 
+    /// Runs `body` with the value if the lock is free; nil, without waiting, if another thread holds it.
+    @inlinable
+    public func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+        guard tryLock() else { return nil }
+        defer { unlock() }
+        return try body(&valueStorage)
+    }
+
     @usableFromInline
     func lock() { pthread_mutex_lock(mutex) }
+
+    @usableFromInline
+    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
 
     @usableFromInline
     func unlock() { pthread_mutex_unlock(mutex) }

@@ -66,6 +66,31 @@ struct MQTTConnectionTests {
         a.stop()
     }
 
+    /// Publishes from several threads at once while the connection's thread reads (and holds the
+    /// connection): each publisher's messages all go out, in its order, none left in the outbox.
+    @Test func publishesFromManyThreadsWhileReadingAllGoOutInOrder() async throws {
+        let broker = try MosquittoBroker()
+        let a = try client(broker, id: "a")
+        var events = a.events.makeAsyncIterator()
+        a.subscribe("load/+", qos: 1)
+        a.start()
+        #expect(await events.next() == .connected)
+        await withTaskGroup(of: Void.self) { group in
+            for publisher in 0..<4 {
+                group.addTask {
+                    for index in 0..<200 { a.publish(MQTTMessage(topic: "load/\(publisher)", text: String(index), qos: 1)) }
+                }
+            }
+        }
+        var received: [String: [String]] = [:]
+        var messages = a.messages.makeAsyncIterator()
+        while received.values.map(\.count).reduce(0, +) < 800, let message = await messages.next() {
+            received[message.topic, default: []].append(message.text ?? "")
+        }
+        for publisher in 0..<4 { #expect(received["load/\(publisher)"] == (0..<200).map(String.init)) }
+        a.stop()
+    }
+
     @Test func reconnectsAfterTheBrokerRestartsAndRenewsSubscriptions() async throws {
         let broker = try MosquittoBroker()
         let listener = try client(broker, id: "listener")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A file holding an MQTT password, as devices.json's `mqtt.passwordFile` and the CLI's
 /// `--password-file` name it: its contents without surrounding whitespace (a trailing newline).
