@@ -54,6 +54,9 @@ public actor ControlCenter {
     var definitions: [String: ControlDefinition] = [:]
     var definitionOrder: [String] = []
     var placed: [String: PlacedControl] = [:]
+    /// The placements, kept with `placed`'s where they change (place, configure, remove), read
+    /// without waiting for the center (``placementNow(_:)``).
+    private nonisolated let placementsNow = Locked<[String: ControlPlacement]>([:])
     var placementOrder: [String] = []
     /// The placements of each kind, in placement order: what a reload of the kind renders.
     var placementsOfKind: [String: [String]] = [:]
@@ -152,7 +155,9 @@ public actor ControlCenter {
             throw ControlError(.duplicatePlacement, placement: id, detail: "choose another identifier or remove it first")
         }
         try await validate(configuration, for: definition)
-        placed[id] = PlacedControl(placement: ControlPlacement(id: id, kind: kind, space: space, size: size, configuration: configuration))
+        let placement = ControlPlacement(id: id, kind: kind, space: space, size: size, configuration: configuration)
+        placed[id] = PlacedControl(placement: placement)
+        placementsNow.withLock { $0[id] = placement }
         placementOrder.append(id)
         placementsOfKind[kind, default: []].append(id)
         // A provider that fails now (a device not reachable yet) is retried, as after a reload.
@@ -167,6 +172,7 @@ public actor ControlCenter {
         guard let current = placed[id], let definition = definitions[current.placement.kind] else { throw unknownPlacement(id) }
         try await validate(configuration, for: definition)
         placed[id]?.placement.configuration = configuration
+        placementsNow.withLock { $0[id]?.configuration = configuration }
         placed[id]?.generation += 1
         placed[id]?.snapshot = nil
         placed[id]?.needsConfiguration = false
@@ -178,6 +184,7 @@ public actor ControlCenter {
     /// Removes a placed control.
     public func remove(_ id: String) async throws {
         guard let removed = placed.removeValue(forKey: id) else { throw unknownPlacement(id) }
+        placementsNow.withLock { _ = $0.removeValue(forKey: id) }
         placementOrder.removeAll { $0 == id }
         placementsOfKind[removed.placement.kind]?.removeAll { $0 == id }
         observers.yield(.removed(id: id))
@@ -309,6 +316,15 @@ public actor ControlCenter {
 
     /// Every change from now on: presentations, removals, lock changes.
     public nonisolated func changes() -> ControlChanges { ControlChanges(stream: observers.subscribe()) }
+
+    /// Calls `observer` with every change from now on, where the change happens (on the center's
+    /// executor, in order), until the observation is ended. `observer` must not block.
+    public nonisolated func observeChanges(_ observer: @escaping @Sendable (ControlChange) -> Void) -> BroadcastObservation {
+        observers.observe(observer)
+    }
+
+    /// A placement as it is now, read without waiting for the center (which may be performing).
+    public nonisolated func placementNow(_ id: String) -> ControlPlacement? { placementsNow.withLock { $0[id] } }
 
     /// Recomputes a placed control's presentation and tells observers if it changed.
     func publish(_ id: String) {

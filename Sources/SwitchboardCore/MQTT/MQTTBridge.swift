@@ -35,6 +35,13 @@ public final class MQTTBridge: Sendable {
     let queued: AsyncStream<MQTTMessage>
     let queue: AsyncStream<MQTTMessage>.Continuation
     let queuedMessages = Locked(0)
+    /// The center's changes for the bridge's task, in order (see ``changed(_:)``), and how many of
+    /// them it has not finished publishing.
+    let queuedChanges: AsyncStream<ControlChange>
+    let changeQueue: AsyncStream<ControlChange>.Continuation
+    let changesInQueue = Locked(0)
+    /// devices.json's `homeAssistant` block of each placement that has one, by id.
+    let entitySettingsByID: [String: HomeAssistantEntitySettings]
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
     let memoryRelease = CoalescedAction { MemoryRelease.releaseFreeMemory() }
     /// Publishes the diagnostics at most once a second while messages are rejected.
@@ -104,6 +111,8 @@ public final class MQTTBridge: Sendable {
         remoteRoutes = RemoteRoutes(devices: runtime.configuration.devices, base: topics.base)
         stateDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt != nil }) { $0.mqtt?.stateTopic ?? "" }
         (queued, queue) = AsyncStream.makeStream()
+        (queuedChanges, changeQueue) = AsyncStream.makeStream()
+        entitySettingsByID = Dictionary(runtime.configuration.placements.compactMap { placement in placement.homeAssistant.map { (placement.id, $0) } }) { first, _ in first }
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
         state = Locked(State(retained: RetainedTopicGuard(statusTopic: topics.status)))
         discovery = settings.discovery
@@ -199,7 +208,8 @@ public final class MQTTBridge: Sendable {
         runtime.hub.setRemoteCommandSender { [weak self] device, request in
             try await self?.command(device, request)
         }
-        let changes = runtime.center.changes()
+        let changes = runtime.center.observeChanges { [weak self] change in self?.changed(change) }
+        defer { changes.end() }
         // Only the inputs' changes wake the task that publishes them.
         let inputs = Set(runtime.hub.inputDevices.map(\.id))
         let inputChanges = runtime.hub.valueChanges.subscribe(where: { inputs.contains($0) })
@@ -233,7 +243,10 @@ public final class MQTTBridge: Sendable {
             group.addTask { await self.reassertRelease.run() }
             group.addTask { await self.serveStateRequestRetries() }
             group.addTask {
-                for await change in changes { await self.publish(change) }
+                for await change in self.queuedChanges {
+                    await self.publishInTurn(change)
+                    self.changesInQueue.withLock { $0 -= 1 }
+                }
             }
             group.addTask {
                 for await id in inputChanges { self.publishInput(id) }
@@ -303,7 +316,7 @@ public final class MQTTBridge: Sendable {
         let center = runtime.center
         for presentation in await center.presentations {
             publishPresentation(presentation)
-            await publishConfiguration(of: presentation)
+            publishConfiguration(of: presentation)
         }
         publishLock(await center.isLocked)
         for input in runtime.hub.inputDevices { publishInput(input.id) }
@@ -327,12 +340,44 @@ public final class MQTTBridge: Sendable {
         publishRetained(topics.diagnostics, Array(ControlLineProtocol.encodeLine(payload).utf8))
     }
 
-    private func publish(_ change: ControlChange) async {
+    /// A change of the center, where it happens (on the center's executor, in order): published at
+    /// once, unless its entity is to be announced for the first time (which asks the center for
+    /// the kind's parameters) or such a change waits already; those go to the bridge's task, and
+    /// what comes after them waits behind them.
+    func changed(_ change: ControlChange) {
+        let atOnce = changesInQueue.withLock { queued in
+            if queued == 0, !needsFirstAnnouncement(change) { return true }
+            queued += 1
+            return false
+        }
+        if atOnce { publishAtOnce(change) } else { changeQueue.yield(change) }
+    }
+
+    /// A change published in the bridge's task, after those before it.
+    private func publishInTurn(_ change: ControlChange) async {
+        guard case .presentation(let presentation) = change, needsFirstAnnouncement(change), let discovery else { return publishAtOnce(change) }
+        publishPresentation(presentation)
+        publishConfiguration(of: presentation)
+        let added = await announce(presentation, discovery)
+        state.withLock { $0.announced?.formUnion(added) }
+        if let announced = state.withLock({ $0.announced }) { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
+    }
+
+    /// Whether a change brings a control whose entity was never announced (placed at runtime with
+    /// `switchboard add`), once the first full announcement has been made.
+    private func needsFirstAnnouncement(_ change: ControlChange) -> Bool {
+        guard case .presentation(let presentation) = change, let discovery, !showsOnlyAnInput(presentation),
+              let topic = discovery.entityTopic(for: presentation, settings: entitySettings(presentation)),
+              let announced = state.withLock({ $0.announced }) else { return false }
+        return !announced.contains(topic)
+    }
+
+    private func publishAtOnce(_ change: ControlChange) {
         switch change {
         case .presentation(let presentation):
             publishPresentation(presentation)
-            await publishConfiguration(of: presentation)
-            await announceIfNewOrChanged(presentation)
+            publishConfiguration(of: presentation)
+            announceIfChanged(presentation)
         case .removed(let id):
             // The entity goes first, then its state: Home Assistant would otherwise render its
             // template against the empty state once more.
@@ -351,8 +396,8 @@ public final class MQTTBridge: Sendable {
         publishRetained(topics.control(id), Array(presentation.jsonLine.utf8))
     }
 
-    private func publishConfiguration(of presentation: ControlPresentation) async {
-        guard let id = presentation.id, let placement = await runtime.center.placement(id),
+    private func publishConfiguration(of presentation: ControlPresentation) {
+        guard let id = presentation.id, let placement = runtime.center.placementNow(id),
               let device = NodeRuntime.chosenDevice(placement) else { return }
         publishRetained(topics.configuration(id), Array(device.utf8))
     }
@@ -401,7 +446,7 @@ public final class MQTTBridge: Sendable {
         guard !showsOnlyAnInput(presentation) else { return [] }
         let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation))
         if let id = presentation.id, let entity = messages.first?.payload {
-            state.withLock { $0.announcedEntities[id] = Array(ControlLineProtocol.encodeLine(entity).utf8) }
+            state.withLock { $0.announcedEntities[id] = Array(entity.jsonLine.utf8) }
         }
         return messages.map { message in
             let payload = message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? []
@@ -420,31 +465,25 @@ public final class MQTTBridge: Sendable {
 
     /// devices.json's `homeAssistant` block of a placement, if it has one.
     private func entitySettings(_ presentation: ControlPresentation) -> HomeAssistantEntitySettings? {
-        presentation.id.flatMap { id in runtime.configuration.placements.first { $0.id == id }?.homeAssistant }
+        presentation.id.flatMap { entitySettingsByID[$0] }
     }
 
-    /// A control placed at runtime (`switchboard add`) gets its entities at once; an announced
-    /// entity that changed (its name, when a configurable control now drives another device; its
-    /// icon, when the control shows another symbol) is announced again. Other changes (values,
-    /// status) cost one comparison.
-    private func announceIfNewOrChanged(_ presentation: ControlPresentation) async {
+    /// An announced entity that changed (its name, when a configurable control now drives another
+    /// device; its icon, when the control shows another symbol) is announced again. Other changes
+    /// (values, status) cost one comparison. (A control placed at runtime gets its entities in
+    /// ``publishInTurn(_:)``.)
+    private func announceIfChanged(_ presentation: ControlPresentation) {
         let settings = entitySettings(presentation)
         guard let discovery, !showsOnlyAnInput(presentation), let id = presentation.id, let topic = discovery.entityTopic(for: presentation, settings: settings),
-              let announced = state.withLock({ $0.announced }) else { return }
-        guard !announced.contains(topic) else {
-            // The select, if any, is named after the control, which a presentation change leaves alone.
-            guard let entity = discovery.entityMessage(for: presentation, settings: settings)?.payload else { return }
-            let payload = Array(ControlLineProtocol.encodeLine(entity).utf8)
-            let changed = state.withLock { state in
-                defer { state.announcedEntities[id] = payload }
-                return state.announcedEntities[id] != payload
-            }
-            if changed { publishRetained(topic, payload, force: true) }
-            return
+              state.withLock({ $0.announced?.contains(topic) == true }),
+              // The select, if any, is named after the control, which a presentation change leaves alone.
+              let entity = discovery.entityMessage(for: presentation, settings: settings)?.payload else { return }
+        let payload = Array(entity.jsonLine.utf8)
+        let changed = state.withLock { state in
+            defer { state.announcedEntities[id] = payload }
+            return state.announcedEntities[id] != payload
         }
-        let added = await announce(presentation, discovery)
-        state.withLock { $0.announced?.formUnion(added) }
-        if let announced = state.withLock({ $0.announced }) { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
+        if changed { publishRetained(topic, payload, force: true) }
     }
 
     /// Entities removed: no longer announced.
