@@ -116,18 +116,22 @@ extension MQTTBenchmarks {
         defer { load.stop() }
         _ = await load.drain(quiet: .seconds(1))
         var trips = RoundTripBenchmark(load: load, target: .node(controls: 64))
-        _ = await trips.run(inFlight: inFlight, total: 500)
-        print("mqtt-profile: switchboardd pid \(node.pid), \(inFlight) in flight for \(seconds) s")
+        if inFlight > 0 { _ = await trips.run(inFlight: inFlight, total: 500) }
+        print("mqtt-profile: switchboardd pid \(node.pid), \(inFlight > 0 ? "\(inFlight) in flight" : "reload storms") for \(seconds) s")
         fflush(nil)
         let before = node.sample, start = ContinuousClock.now
         var answered = 0
         while ContinuousClock.now - start < .seconds(seconds) {
+            if inFlight == 0 {
+                answered += await ReloadStormBenchmark(load: load, node: node, devices: 10).run(messages: 20_000).messages
+                continue
+            }
             guard let latencies = await trips.run(inFlight: inFlight, total: 1_000) else { throw HarnessError("switchboardd stopped answering") }
             answered += latencies.count
         }
         let after = node.sample
         let perCommand = (after.cpu - before.cpu) / answered
         let switches = Double(ProcessSample.switches(from: before, to: after)) / Double(answered)
-        print("  \(answered) commands: CPU \(perCommand.microseconds) µs and \(String(format: "%.1f", switches)) thread wake-ups per command")
+        print("  \(answered) \(inFlight > 0 ? "commands" : "state messages"): CPU \(perCommand.microseconds) µs and \(String(format: "%.1f", switches)) thread wake-ups per message")
     }
 }

@@ -3,7 +3,7 @@
 //   switchboard-bench gpio-edge-kernel [edges]                         (gpio-sim, in the HIL VM, as root)
 //   swift run -c release switchboard-bench button [presses]
 //   swift run -c release switchboard-bench mqtt [commands] [idle-seconds]
-//   switchboard-bench mqtt-profile [in-flight] [seconds]               (switchboardd alone, for perf)
+//   switchboard-bench mqtt-profile [in-flight] [seconds]               (switchboardd alone, for perf; 0 in flight: reload storms)
 //   swift run -c release switchboard-bench extension [commands]
 //   swift run -c release switchboard-bench soak [minutes] [commands-per-second]
 //   swift run -c release switchboard-bench fleet [nodes] [controls] [commands]
@@ -40,7 +40,7 @@ case "mqtt":
     print(benchmarks.jsonLine)
 case "mqtt-profile":
     // switchboardd alone under commands for a profiler to watch: the pid is printed, then
-    // `seconds` of round trips with `in-flight` outstanding, then nothing more.
+    // `seconds` of round trips with `in-flight` outstanding (0: reload storms), then nothing more.
     let inFlight = number(1, 1), seconds = number(2, 10)
     try await MQTTBenchmarks.profile(inFlight: inFlight, seconds: seconds)
 case "extension":

@@ -49,3 +49,35 @@ import Testing
         }
     }
 }
+
+@Suite struct StatePayloadTests {
+    func settings(on: String = "ON", off: String = "OFF", key: String? = nil) -> MQTTDeviceSettings {
+        MQTTDeviceSettings(stateTopic: "zigbee2mqtt/lamp", valueKey: key, onValue: on, offValue: off, commandTopic: "zigbee2mqtt/lamp/set",
+                           onPayload: "ON", offPayload: "OFF", timeout: .seconds(5))
+    }
+
+    func value(_ text: String, _ settings: MQTTDeviceSettings) -> Bool? { StatePayload.value(Array(text.utf8), settings: settings) }
+
+    @Test func aStateInAnyCaseWithOrWithoutSpaceAroundIt() {
+        for (text, expected) in [("ON", true), ("on", true), (" On\n", true), ("OFF", false), ("oFf", false), ("\u{00A0}OFF", false), ("ONN", nil), ("", nil)] {
+            #expect(value(text, settings()) == expected, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func onlyLettersFoldCaseAndOtherTextComparesAsUnicode() {
+        #expect(value("@", settings(on: "`")) == nil, "0x40 and 0x60 differ only in the bit that is case for letters")
+        #expect(value("[x]", settings(on: "{x}")) == nil)
+        #expect(value("ÖFFNEN", settings(on: "öffnen")) == true)
+        #expect(value("auf", settings(on: "AUF", off: "ZU")) == true)
+        #expect(value("Zu", settings(on: "AUF", off: "ZU")) == false)
+    }
+
+    @Test func aMemberOfAJSONState() {
+        let zigbee = settings(key: "state")
+        #expect(value(#"{"state": "ON", "brightness": 254}"#, zigbee) == true)
+        #expect(value(#"{"state": false}"#, zigbee) == false)
+        #expect(value(#"{"state": 1}"#, zigbee) == true)
+        #expect(value(#"{"brightness": 254}"#, zigbee) == nil)
+        #expect(value("ON", zigbee) == nil)
+    }
+}

@@ -45,7 +45,9 @@ public enum DurationText {
 }
 
 extension String {
+    /// The text without the whitespace around it (the text itself when there is none).
     func trimmingCharacters() -> String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return first == startIndex && index(after: last) == endIndex ? self : String(self[first...last])
     }
 }

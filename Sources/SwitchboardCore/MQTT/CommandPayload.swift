@@ -80,10 +80,12 @@ public enum StatePayload {
     /// On or off, or nil if the payload says neither.
     public static func value(_ bytes: [UInt8], settings: MQTTDeviceSettings) -> Bool? {
         guard bytes.count <= CommandPayload.maximumSize, let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        var reading: JSONValue = .string(text.trimmingCharacters())
+        let reading: JSONValue
         if let key = settings.valueKey {
             guard let json = try? JSONValue.parse(Data(text.utf8)), let member = json[key] else { return nil }
             reading = member
+        } else {
+            reading = .string(text.trimmingCharacters())
         }
         switch reading {
         case .bool(let value): return value
@@ -98,5 +100,10 @@ public enum StatePayload {
 }
 
 extension String {
-    func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
+    /// Whether the two are the same text but for case; ASCII text is compared without making lowercase copies.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let (a, b) = (utf8, other.utf8)
+        guard a.allSatisfy({ $0 < 0x80 }), b.allSatisfy({ $0 < 0x80 }) else { return lowercased() == other.lowercased() }
+        return a.count == b.count && zip(a, b).allSatisfy { $0 == $1 || ($0 | 0x20 == $1 | 0x20 && ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) }
+    }
 }
