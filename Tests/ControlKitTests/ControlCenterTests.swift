@@ -166,6 +166,32 @@ struct CountingToggle {
         #expect(center.requestedReloadCount == before + 2)
     }
 
+    /// A storm of pushes of a kind while its pushed reload has not started asks one reload of
+    /// `run()`; that reload shows the last state; a push after it started asks another.
+    @Test func pushesWhileTheKindsReloadWaitsAskForOneReload() async throws {
+        let fan = CountingToggle()
+        let center = ControlCenter()
+        try await center.register([fan.definition])
+        try await center.place(kind: fan.kind, in: .controlCenter, id: "fan")
+        let before = center.requestedReloadCount
+        for index in 1...1_000 {
+            fan.probe.update { $0.isOn = index % 2 == 0 }
+            center.push(kind: fan.kind)
+        }
+        #expect(center.requestedReloadCount == before + 1)
+        var changes = ChangeRecorder(center)
+        try await withRunningService({ await center.run() }) {
+            let last = try #require(await changes.nextPresentation())
+            #expect(last.value == true)
+            fan.probe.update { $0.isOn = false }
+            center.push(kind: fan.kind)
+            let next = try #require(await changes.nextPresentation())
+            #expect(next.value == false)
+        }
+        #expect(center.requestedReloadCount == before + 2)
+        #expect(fan.probe.value.renders == 3, "the placement's, and one per pushed reload")
+    }
+
     @Test func requestsForOneControlApplyInArrivalOrder() async throws {
         let fan = CountingToggle()
         let center = ControlCenter()

@@ -20,10 +20,18 @@ extension ControlCenter {
     /// its controls reload, as an APNs push invalidates controls on iOS.
     ///
     /// A push made by the kind's own action while it is performed (its device changed) is covered
-    /// by the reload that follows every action, and wakes no one.
+    /// by the reload that follows every action, and one made while the kind's pushed reload has not
+    /// started is covered by that reload: neither wakes anyone.
     public nonisolated func push(kind: String) {
-        guard PerformScope.current?.covers(kind) != true else { return }
-        requestReload(kind: kind)
+        guard PerformScope.current?.covers(kind) != true, pushesPending.withLock({ $0.insert(kind).inserted }) else { return }
+        reloadRequestCount.withLock { $0 += 1 }
+        jobQueue.yield(.pushed(kind: kind))
+    }
+
+    /// A pushed kind's reload, starting now: pushes from here on need another.
+    func reloadPushed(_ kind: String) async {
+        pushesPending.withLock { _ = $0.remove(kind) }
+        await reload(kind: kind)
     }
 
     /// Reloads the placed controls of a kind, or all when `kind` is nil, and returns once a reload
@@ -56,20 +64,16 @@ extension ControlCenter {
 
     /// How many reloads have been asked of ``run()`` (by ``reloadControls(ofKind:)``,
     /// ``reloadAllControls()`` and ``push(kind:)``) since the center was made.
-    public nonisolated var requestedReloadCount: UInt64 { reloadTickets.withLock { $0 } }
+    public nonisolated var requestedReloadCount: UInt64 { reloadRequestCount.withLock { $0 } }
 
-    /// Hands a reload to ``run()``, numbered.
+    /// Hands a reload to ``run()``.
     private nonisolated func requestReload(kind: String?) {
-        let ticket = reloadTickets.withLock { ticket in
-            ticket += 1
-            return ticket
-        }
-        jobQueue.yield(.reload(kind: kind, ticket: ticket))
+        reloadRequestCount.withLock { $0 += 1 }
+        jobQueue.yield(.reload(kind: kind))
     }
 
     /// One reload pass over the placements of a kind.
     private func reloadOnce(kind: String) async {
-        reloadStartedAfter[kind] = reloadTickets.withLock { $0 }
         var failed = false
         for id in placementsOfKind[kind] ?? [] {
             if await refresh(id) == .failed { failed = true }

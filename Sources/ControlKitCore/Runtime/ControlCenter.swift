@@ -34,8 +34,10 @@ public actor ControlCenter {
 
     /// Work for ``run()``.
     enum Job: Sendable {
-        /// A requested reload, numbered when it was asked for (see ``reloadTickets``).
-        case reload(kind: String?, ticket: UInt64)
+        /// A requested reload of a kind, or of all.
+        case reload(kind: String?)
+        /// A pushed kind's reload (see ``pushesPending``).
+        case pushed(kind: String)
         /// Sleep until then, and fire the timers that are due.
         case wake(at: AnyClock.Instant)
     }
@@ -72,12 +74,12 @@ public actor ControlCenter {
     public nonisolated var isLockedNow: Bool { lockedNow.withLock { $0 } }
 
     var coalescer = ReloadCoalescer<String>()
-    /// Numbers requested reloads in the order they were asked for.
-    nonisolated let reloadTickets = Locked<UInt64>(0)
-    /// The last ticket given out when each kind's latest reload pass started: a requested reload
-    /// with a ticket no later than it is done already (the pass read what the request was about;
-    /// a command's own reload covers the push its device change caused).
-    var reloadStartedAfter: [String: UInt64] = [:]
+    /// How many reloads have been asked of ``run()``.
+    nonisolated let reloadRequestCount = Locked<UInt64>(0)
+    /// The kinds pushed whose reload has not started yet: a further push of one is covered by that
+    /// reload (it reads the state when it starts), so a storm of pushes asks one reload of
+    /// ``run()`` at a time per kind, and wakes it once.
+    nonisolated let pushesPending = Locked<Set<String>>([])
     var reloadWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var retryBackoff: [String: Backoff] = [:]
     var retryScheduled: Set<String> = []
@@ -365,10 +367,10 @@ public actor ControlCenter {
         await withDiscardingTaskGroup { group in
             for await job in jobs {
                 switch job {
-                case .reload(let kind?, let ticket) where ticket <= reloadStartedAfter[kind, default: 0]:
-                    continue
-                case .reload(let kind, _):
+                case .reload(let kind):
                     group.addTask { await self.reload(kind: kind) }
+                case .pushed(let kind):
+                    group.addTask { await self.reloadPushed(kind) }
                 case .wake(let deadline):
                     let clock = self.clock
                     group.addTask {

@@ -103,7 +103,14 @@ extension String {
     /// Whether the two are the same text but for case; ASCII text is compared without making lowercase copies.
     func caseInsensitiveEquals(_ other: String) -> Bool {
         let (a, b) = (utf8, other.utf8)
-        guard a.allSatisfy({ $0 < 0x80 }), b.allSatisfy({ $0 < 0x80 }) else { return lowercased() == other.lowercased() }
-        return a.count == b.count && zip(a, b).allSatisfy { $0 == $1 || ($0 | 0x20 == $1 | 0x20 && ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) }
+        guard a.allSatisfy({ $0 < 0x80 }), b.allSatisfy({ $0 < 0x80 }), a.count == b.count else {
+            return lowercased() == other.lowercased()
+        }
+        return zip(a, b).allSatisfy { Self.asciiLowercase($0) == Self.asciiLowercase($1) }
+    }
+
+    /// An ASCII byte with an uppercase letter made lowercase.
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 }
