@@ -20,7 +20,7 @@ public final class MQTTConnection: @unchecked Sendable {
     // thread holds it while it calls libmosquitto's loop functions, so the callbacks, which run
     // inside those calls, hold it too; they only record what happened, and what they recorded is
     // delivered once the lock is released (a reader may publish in turn).
-    private let lock = Locked(())
+    private let lock = ThreadLock()
     /// Messages published while another thread held the connection, in the order they came.
     private let outbox = Locked<[MQTTMessage]>([])
     private var handle: OpaquePointer!
@@ -162,7 +162,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// sends it once it lets go (``withConnection(_:)``), so nothing is left behind.
     private func sendOutbox() {
         while outbox.withLock({ !$0.isEmpty }) {
-            guard let wake = lock.withLockIfAvailable({ _ in flushOutbox() }) else { return }
+            guard let wake = lock.withLockIfAvailable({ flushOutbox() }) else { return }
             // What did not fit in the socket goes out once it drains: the thread watches for that.
             if wake { waker.wake() }
         }
@@ -194,7 +194,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Runs `body` holding the connection, then sends what was published meanwhile.
     private func withConnection<Result>(_ body: () throws -> Result) rethrows -> Result {
         defer { sendOutbox() }
-        return try lock.withLock { _ in try body() }
+        return try lock.withLock { try body() }
     }
 
     /// Subscribes now and after every reconnect (once per filter).

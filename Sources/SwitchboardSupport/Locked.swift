@@ -7,30 +7,16 @@ import Glibc
 /// it every contended access would be reported as a race, and the sanitizer run (which fails on any
 /// report) would say nothing true. Switchboard's locks are short and never held across `await`.
 public final class Locked<Value>: @unchecked Sendable {
-    // Invariant: `value` is only read or written between lock and unlock of `mutex`; the mutex is
-    // initialised once here and destroyed once in deinit.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // Invariant: `value` is only read or written holding `lock`.
+    @usableFromInline let lock = ThreadLock()
     private var value: Value
 
-    public init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
+    public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with the value, holding the lock.
     @inlinable
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock()
-        defer { unlock() }
-        return try body(&valueStorage)
+        try lock.withLock { try body(&valueStorage) }
     }
 
     @usableFromInline
@@ -38,21 +24,4 @@ public final class Locked<Value>: @unchecked Sendable {
         _read { yield value }
         _modify { yield &value }
     }
-
-    /// Runs `body` with the value if the lock is free; nil, without waiting, if another thread holds it.
-    @inlinable
-    public func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
-        guard tryLock() else { return nil }
-        defer { unlock() }
-        return try body(&valueStorage)
-    }
-
-    @usableFromInline
-    func lock() { pthread_mutex_lock(mutex) }
-
-    @usableFromInline
-    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
-
-    @usableFromInline
-    func unlock() { pthread_mutex_unlock(mutex) }
 }
