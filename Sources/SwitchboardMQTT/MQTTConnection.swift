@@ -41,8 +41,10 @@ public final class MQTTConnection: @unchecked Sendable {
     private var started = false
     /// When the next keepalive housekeeping is due, while attached.
     private var housekeepingAt: ContinuousClock.Instant?
-    /// When to try again, while the broker cannot be reached; and whether that is a first connect.
-    private var retryAt: ContinuousClock.Instant?
+    /// The wait for the next attempt while the broker cannot be reached, on the configuration's
+    /// clock; whether it is over; and whether that attempt is a first connect.
+    private var retryWait: Task<Void, Never>?
+    private var retryDue = false
     private var retryFirst = true
     /// What the callbacks recorded during a loop call, delivered after it.
     private var received: [MQTTMessage] = []
@@ -116,6 +118,7 @@ public final class MQTTConnection: @unchecked Sendable {
         // The connection's thread holds only a weak reference while it sleeps, so it is not in
         // a loop call now; woken, it finds the connection gone and ends.
         waker.wake()
+        retryWait?.cancel()
         if let handle { Libmosquitto.destroy(handle) }
         messageContinuation.finish()
         eventContinuation.finish()
@@ -136,6 +139,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Disconnects (the broker does not publish the will) and stops reconnecting.
     public func stop() {
         withConnection {
+            retryWait?.cancel()
             // What was published before stopping (the goodbye) goes out first.
             _ = flushOutbox()
             stopped = true
@@ -298,7 +302,7 @@ public final class MQTTConnection: @unchecked Sendable {
         deliver()
         return withConnection {
             guard !stopped else { return nil }
-            guard attached else { return Wait(socket: -1, writable: false, deadline: retryAt) }
+            guard attached else { return Wait(socket: -1, writable: false, deadline: nil) }
             let socket = Libmosquitto.socket(handle)
             guard socket >= 0 else {
                 // Closed by libmosquitto during a publish from another thread.
@@ -320,8 +324,8 @@ public final class MQTTConnection: @unchecked Sendable {
                 housekeepingAt = now + housekeepingInterval
                 service { try Libmosquitto.misc($0) }
             }
-        } else if let due = retryAt, due <= now {
-            retryAt = nil
+        } else if retryDue {
+            retryDue = false
             attempt(first: retryFirst)
         }
     }
@@ -340,6 +344,12 @@ public final class MQTTConnection: @unchecked Sendable {
         let handler = messageHandler.callback
         let continuation = messageContinuation
         for message in messages where handler?(message) != true { continuation.yield(message) }
+    }
+
+    /// The reconnect delay is over: the thread tries again.
+    private func retryIsDue() {
+        withConnection { retryDue = true }
+        waker.wake()
     }
 
     private var housekeepingInterval: Duration { .milliseconds(max(1000, configuration.keepalive * 500)) }
@@ -402,8 +412,15 @@ public final class MQTTConnection: @unchecked Sendable {
         guard !stopped else { return }
         let delay = backoff.recordFailure()
         happened.append(.disconnected(reason: reason, retryIn: delay))
-        retryAt = .now + delay
         retryFirst = first
+        // The delay runs on the configuration's clock; when it is over the thread is woken to
+        // try again (a C thread cannot wait on a Swift clock itself).
+        let clock = configuration.clock
+        retryWait?.cancel()
+        retryWait = Task { [weak self] in
+            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            self?.retryIsDue()
+        }
     }
 
     // MARK: Callbacks (under the lock, inside loop calls)

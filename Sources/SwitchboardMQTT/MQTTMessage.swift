@@ -57,6 +57,8 @@ public struct MQTTClientConfiguration: Sendable {
     public var cleanSession: Bool
     /// Delays between reconnect attempts (capped, exponential, with jitter).
     public var reconnect: Backoff
+    /// The clock reconnect delays are waited on (a manual one in tests).
+    public var clock = AnyClock(ContinuousClock())
     /// Payloads larger than this are not copied out of libmosquitto's buffer: the message arrives
     /// with ``MQTTMessage/isOversized`` set and no payload. Nil: no limit.
     public var maximumPayloadSize: Int?

@@ -40,6 +40,31 @@ struct MQTTConnectionTests {
         b.stop()
     }
 
+    /// The reconnect delay is waited on the configured clock: with the broker back, nothing
+    /// connects until the clock has moved the whole delay.
+    @Test func reconnectsWhenItsClockHasMovedTheBackoffDelay() async throws {
+        let broker = try MosquittoBroker()
+        let clock = ManualClock()
+        var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "timed", keepalive: 10)
+        configuration.reconnect = Backoff(initial: .seconds(10), maximum: .seconds(10), jitter: 0)
+        configuration.clock = AnyClock(clock)
+        let connection = try MQTTConnection(configuration)
+        var events = connection.events.makeAsyncIterator()
+        connection.start()
+        #expect(await events.next() == .connected)
+        broker.kill()
+        guard case .disconnected(_, let retryIn)? = await events.next() else { Issue.record("expected a disconnect"); return }
+        #expect(retryIn == .seconds(10))
+        try broker.start()
+        while clock.sleeperCount == 0 { await Task.yield() }
+        #expect(clock.pendingDeadlines == [clock.now.advanced(by: .seconds(10))])
+        clock.advance(by: .seconds(9))
+        #expect(!connection.connected)
+        clock.advance(by: .seconds(1))
+        #expect(await events.next() == .connected)
+        connection.stop()
+    }
+
     /// A message handler takes messages on the connection's thread in the order they came, and
     /// passes on to `messages` those it declines; the 500th is handed to it through as few frames
     /// as the first (a handler kept as `Locked<MessageHandler?>` gained a thunk per message).

@@ -153,6 +153,7 @@ public final class MQTTBridge: Sendable {
         configuration.tlsCertificateFile = settings.tls?.certificateFile
         configuration.tlsKeyFile = settings.tls?.keyFile
         configuration.will = will
+        configuration.clock = runtime.clock
         connection = try MQTTConnection(configuration)
     }
 
