@@ -297,9 +297,9 @@ public final class MQTTConnection: @unchecked Sendable {
         init(_ value: MQTTConnection) { self.value = value }
     }
 
-    /// Delivers what happened, then says what to wait for next; nil once stopped.
+    /// What to wait for next (nil once stopped), after delivering what happened.
     private func nextWait() -> Wait? {
-        deliver()
+        defer { deliver() }
         return withConnection {
             guard !stopped else { return nil }
             guard attached else { return Wait(socket: -1, writable: false, deadline: nil) }
@@ -307,7 +307,7 @@ public final class MQTTConnection: @unchecked Sendable {
             guard socket >= 0 else {
                 // Closed by libmosquitto during a publish from another thread.
                 lost(serverDisconnect ?? "the broker closed the connection", first: false)
-                return Wait(socket: -1, writable: false, deadline: .now)
+                return Wait(socket: -1, writable: false, deadline: nil)
             }
             return Wait(socket: socket, writable: Libmosquitto.wantsWrite(handle), deadline: housekeepingAt)
         }

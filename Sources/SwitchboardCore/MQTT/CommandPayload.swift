@@ -43,25 +43,15 @@ public struct CommandPayload: Sendable, Equatable {
         return .success(CommandPayload(request: request, transaction: json["transaction"]))
     }
 
-    /// The common case without making a string: a bare word in ASCII, any case, no spaces around it.
+    /// The common case without validating, trimming or searching for JSON: a bare word of ASCII
+    /// letters (a string that short is stored inline, not allocated).
     private static func asciiWord(_ bytes: [UInt8]) -> ControlRequest? {
-        guard (2...6).contains(bytes.count) else { return nil }
-        var upper: [UInt8] = []
-        upper.reserveCapacity(bytes.count)
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): upper.append(byte - 32)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): upper.append(byte)
-            default: return nil
-            }
-        }
-        switch upper {
-        case Array("ON".utf8): return .setValue(true)
-        case Array("OFF".utf8): return .setValue(false)
-        case Array("TOGGLE".utf8): return .toggle
-        case Array("PRESS".utf8): return .press
-        default: return nil
-        }
+        guard (2...6).contains(bytes.count), bytes.allSatisfy(isASCIILetter) else { return nil }
+        return word(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 
     private static func word(_ text: String) -> ControlRequest? {

@@ -2,13 +2,12 @@ import ControlKitCore
 import SwitchboardMQTT
 
 extension MQTTBridge {
-    /// Routes one incoming message other than a command (``serveIncoming()`` gives those their
-    /// lanes). Malformed input is logged once per topic and reason, counted, and otherwise
+    /// Routes one incoming message that needs the control center: a configuration, a reload, a
+    /// push, a lock, Home Assistant coming online (``take(_:)`` handles the others where they
+    /// arrive). Malformed input is logged once per topic and reason, counted, and otherwise
     /// ignored: nothing crashes and no state changes.
     func handle(_ message: MQTTMessage) async {
-        if topics.isOwnRetained(message.topic) {
-            handleOwnRetained(message)
-        } else if let id = topics.controlID(in: message.topic, suffix: "configure") {
+        if let id = topics.controlID(in: message.topic, suffix: "configure") {
             await handleConfigure(message, id: id)
         } else if message.topic == topics.reload {
             guard !message.retain else { return reject(message, "a retained reload request") }
@@ -27,8 +26,6 @@ extension MQTTBridge {
                 state.withLock { $0.published = [:] }
                 await publishEverything()
             }
-        } else if !handleRemote(message) {
-            handleDeviceState(message)
         }
     }
 

@@ -25,40 +25,24 @@ extension MQTTBridge {
     /// that a command sent after a lock is decided under that lock.
     func take(_ message: MQTTMessage) {
         memoryRelease.note()
-        let atOnce = queuedMessages.withLock { queued in
-            if queued == 0, handledAtOnce(message) { return true }
-            queued += 1
-            return false
-        }
-        if !atOnce || !handleAtOnce(message) {
-            if atOnce { queuedMessages.withLock { $0 += 1 } }
-            queue.yield(message)
-        }
+        incoming.submit(message) { handleAtOnce($0) }
     }
 
-    /// Whether a message is handled on the connection's thread (when nothing waits before it).
-    private func handledAtOnce(_ message: MQTTMessage) -> Bool {
-        message.isOversized || topics.controlID(in: message.topic, suffix: "set") != nil || topics.isOwnRetained(message.topic)
-            || remoteRoutes[message.topic] != nil || stateDevices[message.topic] != nil
-    }
-
-    /// Handles a message on the connection's thread; false for a command to a control that can
-    /// get no lane, which then waits its turn in the bridge's task.
+    /// Handles a message that needs nothing of the control center; false for one that does, and
+    /// for a command to a control that can get no lane: those are handled in the bridge's task.
     private func handleAtOnce(_ message: MQTTMessage) -> Bool {
-        guard !message.isOversized else {
+        if message.isOversized {
             reject(message, CommandPayload.Rejection.tooLarge.rawValue)
-            return true
-        }
-        if let id = topics.controlID(in: message.topic, suffix: "set") {
+        } else if let id = topics.controlID(in: message.topic, suffix: "set") {
             // Checked as it arrives, so that every bad one is answered; the lock and the clock
             // are read then too: what arrived while locked stays refused, and a command that
             // waits too long is dropped.
             guard let command = arrivedCommand(message) else { return true }
             return lanes.add(command, to: id)
-        }
-        if topics.isOwnRetained(message.topic) {
+        } else if topics.isOwnRetained(message.topic) {
             handleOwnRetained(message)
         } else if !handleRemote(message) {
+            guard stateDevices[message.topic] != nil else { return false }
             handleDeviceState(message)
         }
         return true
@@ -78,19 +62,19 @@ extension MQTTBridge {
             group.addTask {
                 for await message in self.connection.messages { await self.handleInTurn(message) }
             }
-            for await message in queued {
-                await handleInTurn(message)
-                queuedMessages.withLock { $0 -= 1 }
-            }
+            await incoming.serve { await self.handleInTurn($0) }
             lanes.finish()
         }
     }
 
     /// A message handled in the bridge's task, after everything that came before it.
     private func handleInTurn(_ message: MQTTMessage) async {
-        guard !message.isOversized else { return reject(message, CommandPayload.Rejection.tooLarge.rawValue) }
-        guard let id = topics.controlID(in: message.topic, suffix: "set") else { return await handle(message) }
-        guard let command = arrivedCommand(message) else { return }
-        if !lanes.add(command, to: id) { await handleCommand(command, id: id) }
+        guard !handleAtOnce(message) else { return }
+        if let id = topics.controlID(in: message.topic, suffix: "set"), let command = arrivedCommand(message) {
+            // No lane could be had for its control.
+            await handleCommand(command, id: id)
+        } else {
+            await handle(message)
+        }
     }
 }

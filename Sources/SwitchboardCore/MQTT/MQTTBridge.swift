@@ -30,16 +30,10 @@ public final class MQTTBridge: Sendable {
     let stateDevices: [String: [DeviceSettings]]
     /// Every control's command lane.
     let lanes = CommandLanes(limit: MQTTBridge.maximumCommandLanes)
-    /// Messages for the bridge's task, in the order they came (see ``take(_:)``), and how many of
-    /// them it has not finished handling.
-    let queued: AsyncStream<MQTTMessage>
-    let queue: AsyncStream<MQTTMessage>.Continuation
-    let queuedMessages = Locked(0)
-    /// The center's changes for the bridge's task, in order (see ``changed(_:)``), and how many of
-    /// them it has not finished publishing.
-    let queuedChanges: AsyncStream<ControlChange>
-    let changeQueue: AsyncStream<ControlChange>.Continuation
-    let changesInQueue = Locked(0)
+    /// Incoming messages: handled on the connection's thread, or in turn in the bridge's task (``take(_:)``).
+    let incoming = InTurnQueue<MQTTMessage>()
+    /// The center's changes: published where they happen, or in turn in the bridge's task (``changed(_:)``).
+    let changes = InTurnQueue<ControlChange>()
     /// devices.json's `homeAssistant` block of each placement that has one, by id.
     let entitySettingsByID: [String: HomeAssistantEntitySettings]
     /// Returns freed memory to the system at most once a second while messages come, and after the last.
@@ -110,8 +104,6 @@ public final class MQTTBridge: Sendable {
         self.topics = topics
         remoteRoutes = RemoteRoutes(devices: runtime.configuration.devices, base: topics.base)
         stateDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt != nil }) { $0.mqtt?.stateTopic ?? "" }
-        (queued, queue) = AsyncStream.makeStream()
-        (queuedChanges, changeQueue) = AsyncStream.makeStream()
         entitySettingsByID = Dictionary(runtime.configuration.placements.compactMap { placement in placement.homeAssistant.map { (placement.id, $0) } }) { first, _ in first }
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
         state = Locked(State(retained: RetainedTopicGuard(statusTopic: topics.status)))
@@ -200,8 +192,10 @@ public final class MQTTBridge: Sendable {
 
     /// Connects and serves until cancelled; then publishes `offline` and disconnects.
     public func run() async {
-        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters
-        filters += runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters
+        // Other systems' devices and other nodes' controls: what they keep retained is read again
+        // by each configuration.
+        let followed = runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters
+        var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters + followed
         if let discovery { filters.append(discovery.prefix + "/status") }
         connection.setSubscriptions(filters, qos: 1)
         diagnosticsTarget.set { [weak self] in self?.publishDiagnostics() }
@@ -209,8 +203,8 @@ public final class MQTTBridge: Sendable {
         runtime.hub.setRemoteCommandSender { [weak self] device, request in
             try await self?.command(device, request)
         }
-        let changes = runtime.center.observeChanges { [weak self] change in self?.changed(change) }
-        defer { changes.end() }
+        let observation = runtime.center.observeChanges { [weak self] change in self?.changed(change) }
+        defer { observation.end() }
         // Only the inputs' changes wake the task that publishes them.
         let inputs = Set(runtime.hub.inputDevices.map(\.id))
         let inputChanges = runtime.hub.valueChanges.subscribe(where: { inputs.contains($0) })
@@ -228,7 +222,7 @@ public final class MQTTBridge: Sendable {
             }
             // This configuration's devices start with no value: what other systems and nodes keep
             // retained comes again.
-            connection.resubscribe(runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters, qos: 1)
+            connection.resubscribe(followed, qos: 1)
         } else {
             connection.start()
         }
@@ -243,12 +237,7 @@ public final class MQTTBridge: Sendable {
             group.addTask { await self.diagnosticsRelease.run() }
             group.addTask { await self.reassertRelease.run() }
             group.addTask { await self.serveStateRequestRetries() }
-            group.addTask {
-                for await change in self.queuedChanges {
-                    await self.publishInTurn(change)
-                    self.changesInQueue.withLock { $0 -= 1 }
-                }
-            }
+            group.addTask { await self.changes.serve { await self.publishInTurn($0) } }
             group.addTask {
                 for await id in inputChanges { self.publishInput(id) }
             }
@@ -346,12 +335,11 @@ public final class MQTTBridge: Sendable {
     /// the kind's parameters) or such a change waits already; those go to the bridge's task, and
     /// what comes after them waits behind them.
     func changed(_ change: ControlChange) {
-        let atOnce = changesInQueue.withLock { queued in
-            if queued == 0, !needsFirstAnnouncement(change) { return true }
-            queued += 1
-            return false
+        changes.submit(change) { change in
+            guard !needsFirstAnnouncement(change) else { return false }
+            publishAtOnce(change)
+            return true
         }
-        if atOnce { publishAtOnce(change) } else { changeQueue.yield(change) }
     }
 
     /// A change published in the bridge's task, after those before it.
