@@ -38,9 +38,9 @@ public final class MQTTObserver: Sendable {
     /// Forgets what was received.
     public func clear() { received.update { $0 = [] } }
 
-    /// Publishes a message (QoS 1 unless told otherwise).
-    public func publish(_ topic: String, _ text: String, qos: Int = 1, retain: Bool = false) {
-        connection.publish(MQTTMessage(topic: topic, text: text, qos: qos, retain: retain))
+    /// Publishes a message.
+    public func publish(_ topic: String, _ text: String, retain: Bool = false) {
+        connection.publish(MQTTMessage(topic: topic, text: text, qos: 1, retain: retain))
     }
 
     /// The first `count` messages on `topic`, once that many came (or those that came within `timeout`).

@@ -81,3 +81,23 @@ import Testing
         #expect(value("ON", zigbee) == nil)
     }
 }
+
+@Suite struct CommandLaneTests {
+    func command(_ transaction: Int) -> ArrivedCommand {
+        ArrivedCommand(command: CommandPayload(request: .press, transaction: .number(Double(transaction))), at: OffsetInstant(offset: .zero), locked: false)
+    }
+
+    /// The lane's task takes the waiting command with every command it replaced, all older than
+    /// it; one added after that waits for the next turn, never answered before the one taken.
+    @Test func theWaitingCommandIsTakenWithThoseItReplacedAndNoNewer() {
+        let lane = CommandLane()
+        #expect(lane.take().next == nil)
+        for transaction in 1...3 { lane.add(command(transaction)) }
+        let (replaced, next) = lane.take()
+        lane.add(command(4))
+        #expect(replaced.map(\.command.transaction) == [.number(1), .number(2)])
+        #expect(next?.command.transaction == .number(3))
+        let after = lane.take()
+        #expect(after.replaced.isEmpty && after.next?.command.transaction == .number(4))
+    }
+}

@@ -140,12 +140,8 @@ struct MQTTCommandPathTests {
         try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         // While the garage door's first press pulses, 200 more arrive: one waits, 199 are superseded.
-        // At QoS 0, so that they reach the node in the order sent: a flood of QoS 1 messages
-        // overflows the broker's in-flight window to the node, past which mosquitto does not keep
-        // their order (BENCHMARKS.md). Sent at QoS 1, one run of this test out of many got its
-        // answers as 1…8, 0, 9, …: the node answers in the order commands reach it.
         for transaction in 0...200 {
-            observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": \#(transaction)}"#, qos: 0)
+            observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": \#(transaction)}"#)
         }
         let results = await observer.received(201, on: "\(Self.base)/controls/garage/result")
         func outcome(_ message: MQTTMessage) -> String? { message.text?.firstMatch(of: /"outcome":"(\w+)"/).map { String($0.1) } }

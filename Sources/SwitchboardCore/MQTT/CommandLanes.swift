@@ -7,7 +7,6 @@ final class CommandLanes: Sendable {
     private struct NewLane: Sendable {
         let id: String
         let lane: CommandLane
-        let commands: AsyncStream<ArrivedCommand>
     }
 
     // Invariant: a lane is made, recorded and announced under the lock, so two arrivals for one
@@ -29,9 +28,9 @@ final class CommandLanes: Sendable {
         let lane = lanes.withLock { lanes -> CommandLane? in
             if let lane = lanes[id] { return lane }
             guard lanes.count < limit else { return nil }
-            let (commands, lane) = CommandLane.make()
+            let lane = CommandLane()
             lanes[id] = lane
-            newLane.yield(NewLane(id: id, lane: lane, commands: commands))
+            newLane.yield(NewLane(id: id, lane: lane))
             return lane
         }
         lane?.add(command)
@@ -45,11 +44,12 @@ final class CommandLanes: Sendable {
         await withDiscardingTaskGroup { group in
             for await new in newLanes {
                 group.addTask {
-                    for await command in new.commands {
-                        for replaced in new.lane.takeReplaced() { supersede(replaced, new.id) }
-                        await perform(command, new.id)
+                    for await _ in new.lane.doorbell {
+                        let (replaced, next) = new.lane.take()
+                        for command in replaced { supersede(command, new.id) }
+                        if let next { await perform(next, new.id) }
                     }
-                    for replaced in new.lane.takeReplaced() { supersede(replaced, new.id) }
+                    for command in new.lane.take().replaced { supersede(command, new.id) }
                 }
             }
         }
