@@ -27,6 +27,9 @@ public final class NodeRuntime: Sendable {
     let clock: AnyClock
     private let stop: AsyncStream<Void>.Continuation
     private let stopped: AsyncStream<Void>
+    /// Finished when ``runServices()`` has returned: nothing of this configuration runs any more.
+    private let ended: AsyncStream<Void>
+    private let end: AsyncStream<Void>.Continuation
     private let log: Log
     /// What went wrong with the node beyond this configuration (an unreadable state file moved
     /// aside at start), for the MQTT diagnostics.
@@ -66,6 +69,7 @@ public final class NodeRuntime: Sendable {
             }
             self.buttons = pushButtons
             (stopped, stop) = AsyncStream<Void>.makeStream()
+            (ended, end) = AsyncStream<Void>.makeStream()
 
             // A countdown resumes only for an output that came back on (restore "last" or "on").
             for (id, deadline) in persisted.autoOff.sorted(by: { $0.key < $1.key }) where configuration.device(id) != nil {
@@ -78,7 +82,7 @@ public final class NodeRuntime: Sendable {
             for placement in Self.placements(configuration, persisted) { await place(placement) }
             try hub.updatePersisted { _ in }
             if let mqtt = configuration.mqtt {
-                let bridge = try MQTTBridge(runtime: self, settings: mqtt, log: log, keeping: mqttConnection)
+                let bridge = try MQTTBridge(node: parts, settings: mqtt, log: log, keeping: mqttConnection)
                 bridgeBox.withLock { $0 = bridge }
             }
         } catch {
@@ -143,38 +147,16 @@ public final class NodeRuntime: Sendable {
         return result
     }
 
+    /// What of the node its MQTT bridge works with (``NodeParts``).
+    var parts: NodeParts { NodeParts(configuration: configuration, hub: hub, center: center, clock: clock, problems: problems) }
+
     /// Saves the placements that differ from devices.json, and the lock state.
-    public func persistRuntimeState() async throws {
-        let current = await center.placements
-        let locked = await center.isLocked
-        let file = configuration.placements
-        try hub.updatePersisted { state in
-            state.locked = locked
-            state.removedPlacements = file.map(\.id).filter { id in !current.contains { $0.id == id } }
-            state.placements = current.compactMap { placement in
-                let device = Self.chosenDevice(placement)
-                let saved = PersistedState.Placement(id: placement.id, control: placement.kind, space: placement.space.rawValue, size: placement.size?.rawValue, device: device)
-                if let original = file.first(where: { $0.id == placement.id }),
-                   original.control == placement.kind, original.space == placement.space, original.size == placement.size, original.device == device {
-                    return nil
-                }
-                return saved
-            }
-        }
-    }
+    public func persistRuntimeState() async throws { try await parts.persistRuntimeState() }
 
     /// Saves a lock change just made; if it cannot be saved, takes it back (a lock that a restart
     /// would forget is no lock).
     /// - Returns: why it was taken back, or nil once it is saved.
-    func persistLock(_ locked: Bool) async -> String? {
-        do {
-            try await persistRuntimeState()
-            return nil
-        } catch {
-            await center.setLocked(!locked)
-            return "\(locked ? "lock" : "unlock") not saved, so not done: \(error); free space in the state directory; Switchboard stays \(locked ? "unlocked" : "locked")"
-        }
-    }
+    func persistLock(_ locked: Bool) async -> String? { await parts.persistLock(locked) }
 
     /// The kinds of control bound to a device.
     func kinds(boundTo device: String) -> [String] {
@@ -207,7 +189,10 @@ public final class NodeRuntime: Sendable {
     public func runServices() async {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
         let valueChanges = hub.valueChanges.observe { [weak self] device in self?.deviceChanged(device) }
-        defer { valueChanges.end() }
+        defer {
+            valueChanges.end()
+            end.finish()
+        }
         await withDiscardingTaskGroup { group in
             group.addTask { await center.run() }
             if let flusher = hub.flusher { group.addTask { await flusher.run() } }
@@ -301,4 +286,10 @@ public final class NodeRuntime: Sendable {
 
     /// Ends ``runServices()``.
     public func stopServices() { stop.finish() }
+
+    /// Returns once ``runServices()`` has returned (after ``stopServices()``): no task of this
+    /// configuration uses its devices, lines or connection any more. Only one caller may wait.
+    public func servicesEnded() async {
+        for await _ in ended {}
+    }
 }

@@ -46,14 +46,14 @@ public final class SwitchboardDaemon: Sendable {
     private let listings: AsyncStream<Void>
     private let listing: AsyncStream<Void>.Continuation
 
-    /// Reloads and stops, one at a time.
-    enum Work: Sendable {
-        case signal(Int32)
-        case apply(CheckedContinuation<ReloadOutcome, Never>)
-    }
-
-    private let requests: AsyncStream<Work>
-    private let work: AsyncStream<Work>.Continuation
+    /// Who waits for a reload's outcome (`switchboard apply`).
+    typealias ReloadCaller = CheckedContinuation<ReloadOutcome, Never>
+    /// Reloads and the stop, taken one at a time by the serving loop: a storm of SIGHUPs and
+    /// applies is at most one reload pending behind the one running.
+    private let reloadRequests = Locked(ReloadRequests<ReloadCaller>())
+    /// Rung after each request: the serving loop takes what is pending.
+    private let doorbell: AsyncStream<Void>
+    private let ring: AsyncStream<Void>.Continuation
 
     /// The daemon, for closures made before it exists.
     private struct Weak: Sendable { weak var daemon: SwitchboardDaemon? }
@@ -71,7 +71,7 @@ public final class SwitchboardDaemon: Sendable {
         self.swiftControls = swiftControls
         (generations, nextGeneration) = AsyncStream<NodeRuntime>.makeStream()
         (listings, listing) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (requests, work) = AsyncStream<Work>.makeStream()
+        (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let me = Locked(Weak()), listing = self.listing
         extensions = ExtensionHosts { settings in
             ExtensionHost(
@@ -164,37 +164,51 @@ public final class SwitchboardDaemon: Sendable {
                     while (try? await Task.sleep(for: interval / 2)) != nil { self.notifier.notify("WATCHDOG=1") }
                 }
             }
-            // Signals and `switchboard apply` come one at a time, through one queue: two reloads
-            // never overlap.
+            // Signals and `switchboard apply` are taken one at a time: two reloads never overlap,
+            // and a storm of them is one reload pending behind the running one.
             group.addTask {
-                for await signal in signals { self.work.yield(.signal(signal)) }
-            }
-            serving: for await request in requests {
-                let outcome: ReloadOutcome
-                switch request {
-                case .signal(SIGHUP):
-                    outcome = await reload(stateFile: stateFile)
-                case .signal(let signal):
-                    log(.info, "switchboardd stopping (signal \(signal))")
-                    notifier.notify("STOPPING=1")
-                    break serving
-                case .apply(let caller):
-                    outcome = await reload(stateFile: stateFile)
-                    caller.resume(returning: outcome)
+                for await signal in signals {
+                    if signal == SIGHUP {
+                        _ = self.reloadRequests.withLock { $0.reload(answering: nil) }
+                    } else {
+                        let first = self.reloadRequests.withLock { requests -> Bool in
+                            defer { requests.stop() }
+                            return !requests.stopping
+                        }
+                        if first { self.log(.info, "switchboardd stopping (signal \(signal))") }
+                    }
+                    self.ring.yield()
                 }
-                if case .fatal = outcome {
-                    // Neither configuration runs: better a restart (systemd's
-                    // Restart=on-failure) than a daemon that answers with nothing behind it.
-                    log(.error, "switchboardd stopping: neither the new nor the previous configuration could start")
-                    notifier.notify("STOPPING=1")
-                    exitStatus = 1
-                    break serving
+            }
+            serving: for await _ in doorbell {
+                while let step = reloadRequests.withLock({ $0.next() }) {
+                    switch step {
+                    case .stop(let callers):
+                        notifier.notify("STOPPING=1")
+                        for caller in callers { caller.resume(returning: .kept("switchboardd is stopping")) }
+                        break serving
+                    case .reload(let callers):
+                        let outcome = await reload(stateFile: stateFile)
+                        for caller in callers { caller.resume(returning: outcome) }
+                        if case .fatal = outcome {
+                            // Neither configuration runs: better a restart (systemd's
+                            // Restart=on-failure) than a daemon that answers with nothing behind it.
+                            log(.error, "switchboardd stopping: neither the new nor the previous configuration could start")
+                            notifier.notify("STOPPING=1")
+                            exitStatus = 1
+                            reloadRequests.withLock { $0.stop() }
+                            if case .stop(let waiting) = reloadRequests.withLock({ $0.next() }) {
+                                for caller in waiting { caller.resume(returning: .kept("switchboardd is stopping")) }
+                            }
+                            break serving
+                        }
+                    }
                 }
             }
             listener.stop()
             nextGeneration.finish()
             listing.finish()
-            work.finish()
+            ring.finish()
             current.withLock { $0 }?.stopServices()
             group.cancelAll()
         }
@@ -302,6 +316,9 @@ public final class SwitchboardDaemon: Sendable {
         // An unchanged broker connection stays up: nothing on the broker (Home Assistant) flaps.
         let connection = old.bridge?.handOver(to: configuration)
         old.stopServices()
+        // Its tasks (a command being performed, a message being handled, an auto-off) end before
+        // its lines are handed over or released: nothing is torn down under a task still using it.
+        await old.servicesEnded()
         // Output lines stay requested throughout.
         let handover = old.shutdown(handingOverTo: configuration)
         defer { handover.releaseRest() }
@@ -328,7 +345,8 @@ public final class SwitchboardDaemon: Sendable {
     /// running configuration was kept.
     public func apply() async -> ReloadOutcome {
         await withCheckedContinuation { caller in
-            if case .terminated = work.yield(.apply(caller)) { caller.resume(returning: .kept("switchboardd is stopping")) }
+            guard reloadRequests.withLock({ $0.reload(answering: caller) }) else { return caller.resume(returning: .kept("switchboardd is stopping")) }
+            ring.yield()
         }
     }
 

@@ -19,7 +19,9 @@ public final class MQTTBridge: Sendable {
     let settings: MQTTSettings
     let connection: MQTTConnection
     let discovery: HomeAssistantDiscovery?
-    unowned let runtime: NodeRuntime
+    /// The node's parts, held strongly: the runtime holds the bridge, not the other way round, so
+    /// a message still in hand when a reload drops the runtime reaches live objects.
+    let runtime: NodeParts
     let log: Log
     let confirmations: StateConfirmations
     /// Commands to controls on other nodes waiting for their `/result`, by transaction.
@@ -93,7 +95,7 @@ public final class MQTTBridge: Sendable {
     /// - Parameter kept: the previous configuration's connection and counts, handed over because
     ///   its settings did not change (``handOver(to:)``): it stays up, and nothing on the broker flaps.
     /// - Throws: ``MQTTError`` for bad TLS or client settings, or an unreadable password file.
-    public init(runtime: NodeRuntime, settings: MQTTSettings, log: Log, keeping kept: Handover? = nil) throws {
+    public init(node runtime: NodeParts, settings: MQTTSettings, log: Log, keeping kept: Handover? = nil) throws {
         self.runtime = runtime
         self.settings = settings
         self.log = log

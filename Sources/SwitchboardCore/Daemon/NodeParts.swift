@@ -1,0 +1,49 @@
+import ControlKitCore
+import SwitchboardSupport
+
+/// The parts of a ``NodeRuntime`` that its MQTT bridge works with, held strongly. None of them
+/// holds the bridge, so there is no cycle; and the bridge, with whatever its tasks and its
+/// connection's thread are still doing, can outlive the runtime a reload replaced without reaching
+/// a freed object.
+public struct NodeParts: Sendable {
+    public let configuration: SwitchboardConfiguration
+    public let hub: DeviceHub
+    public let center: ControlCenter
+    /// The clock timers run on.
+    let clock: AnyClock
+    /// What went wrong with the node beyond this configuration, for the MQTT diagnostics.
+    let problems: @Sendable () -> [String]
+
+    /// Saves the placements that differ from devices.json, and the lock state.
+    func persistRuntimeState() async throws {
+        let current = await center.placements
+        let locked = await center.isLocked
+        let file = configuration.placements
+        try hub.updatePersisted { state in
+            state.locked = locked
+            state.removedPlacements = file.map(\.id).filter { id in !current.contains { $0.id == id } }
+            state.placements = current.compactMap { placement in
+                let device = NodeRuntime.chosenDevice(placement)
+                let saved = PersistedState.Placement(id: placement.id, control: placement.kind, space: placement.space.rawValue, size: placement.size?.rawValue, device: device)
+                if let original = file.first(where: { $0.id == placement.id }),
+                   original.control == placement.kind, original.space == placement.space, original.size == placement.size, original.device == device {
+                    return nil
+                }
+                return saved
+            }
+        }
+    }
+
+    /// Saves a lock change just made; if it cannot be saved, takes it back (a lock that a restart
+    /// would forget is no lock).
+    /// - Returns: why it was taken back, or nil once it is saved.
+    func persistLock(_ locked: Bool) async -> String? {
+        do {
+            try await persistRuntimeState()
+            return nil
+        } catch {
+            await center.setLocked(!locked)
+            return "\(locked ? "lock" : "unlock") not saved, so not done: \(error); free space in the state directory; Switchboard stays \(locked ? "unlocked" : "locked")"
+        }
+    }
+}
