@@ -13,6 +13,12 @@ public enum SystemFiles {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw SystemCallError(call: "open", errno: errno) }
         defer { close(descriptor) }
+        return try readToEnd(descriptor)
+    }
+
+    /// What is left to read of an open file, to its end.
+    /// - Throws: ``SystemCallError`` for the `read` that failed.
+    public static func readToEnd(_ descriptor: Int32) throws(SystemCallError) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -23,6 +29,26 @@ public enum SystemFiles {
             bytes += buffer.prefix(count)
         }
     }
+
+    /// Runs a system call again while it fails with `EINTR`.
+    static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
+        while true {
+            let result = call()
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    /// The name of a user (`getpwuid_r`), or nil when the user database does not know it.
+    public static func userName(_ uid: uid_t) -> String? {
+        var entry = passwd(), result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
+    }
+
+    /// The user this process acts as (`geteuid`).
+    public static var effectiveUser: uid_t { geteuid() }
 
     /// The names in a folder but "." and "..", in the order the kernel lists them; none if the
     /// folder cannot be read.

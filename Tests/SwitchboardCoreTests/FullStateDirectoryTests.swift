@@ -12,7 +12,7 @@ struct FullStateDirectoryTests {
     func withFullStateDirectory(_ body: (DaemonHarness) async throws -> Void) async throws {
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample)
         try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
-        #expect(await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "switchboard-test", daemon.stateDirectory]).status == 0)
+        #expect(await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k,mode=0755", "switchboard-test", daemon.stateDirectory]).status == 0)
         do {
             try await daemon.start()
             _ = await ChildProcess.run("/bin/dd", ["if=/dev/zero", "of=\(daemon.stateDirectory)/filler", "bs=4096"])

@@ -12,13 +12,21 @@ final class DaemonLock: Sendable {
 
     /// Takes the lock.
     /// - Throws: ``DaemonLockError`` naming the daemon that holds it, or why the file cannot be used.
-    init(stateDirectory: String) throws {
-        path = stateDirectory + "/switchboardd.pid"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw DaemonLockError(path: path, reason: "cannot be opened: \(String(cString: strerror(errno)))") }
+    /// The lock file's name in the state directory.
+    static let fileName = "switchboardd.pid"
+
+    init(stateDirectory: StateDirectory) throws {
+        path = stateDirectory.path + "/" + Self.fileName
+        let folder = stateDirectory.directory
+        let descriptor: Int32
+        // Opened through the checked directory, never through a link.
+        switch Result(catching: { () throws(SystemCallError) in try folder.openFile(Self.fileName, O_RDWR | O_CREAT, mode: 0o644) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw DaemonLockError(path: path, reason: "cannot be opened: \(String(cString: strerror(error.errno)))")
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let error = errno
-            let holder = (try? SystemFiles.read(path)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters() } ?? ""
+            let holder = ((try? folder.read(Self.fileName)) ?? nil).map { String(decoding: $0, as: UTF8.self).trimmingCharacters() } ?? ""
             close(descriptor)
             if error == EWOULDBLOCK {
                 throw DaemonLockError(path: path, reason: "is held by another switchboardd\(holder.isEmpty ? "" : " (pid \(holder))") serving this state directory; stop it first (systemctl stop switchboardd), or give this one its own --state-dir and --socket")

@@ -125,14 +125,17 @@ public final class SwitchboardDaemon: Sendable {
         // Swift controls compiled in reach the board's devices through the configuration serving.
         DeviceCenter.shared.connect(NodeDeviceService(caller: "the Swift bundle", allowed: nil) { [weak self] in self?.runtime })
         let signals = UnixSignals([SIGTERM, SIGINT, SIGHUP])
-        let stateFile = StateFile(directory: options.stateDirectory)
+        let stateFile: StateFile
         let runtime: NodeRuntime
         let listener: UnixSocketListener
         let lock: DaemonLock
         do {
-            try Self.makeDirectory(options.stateDirectory)
+            // Opened once and checked: owned by this user (or root), writable by no one else, no
+            // link in place of a file; its files are reached through it only.
+            let stateDirectory = try StateDirectory.open(options.stateDirectory)
+            stateFile = StateFile(directory: stateDirectory)
             // Before anything else is touched: a second daemon on this state must not start.
-            lock = try DaemonLock(stateDirectory: options.stateDirectory)
+            lock = try DaemonLock(stateDirectory: stateDirectory)
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
             let configuration = try await loadConfiguration()
             runtime = try await start(configuration, chips: try openChips(for: configuration), stateFile: stateFile)

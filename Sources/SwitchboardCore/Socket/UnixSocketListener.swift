@@ -36,11 +36,12 @@ public final class UnixSocketListener: Sendable {
             throw SocketError(path: path, reason: "is served by another switchboardd; stop it (systemctl stop switchboardd) or choose another --socket")
         }
         unlink(path)
-        // Created with `mode` from the start: never, even briefly, with the umask's permissions.
+        // Created with `mode` from the start: never, even briefly, with the umask's permissions;
+        // and no `chmod` by path after it, which would follow a link put in its place meanwhile.
         let previousMask = umask(~mode & 0o777)
         let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
         umask(previousMask)
-        guard bound == 0, chmod(path, mode) == 0, listen(descriptor, 64) == 0 else {
+        guard bound == 0, listen(descriptor, 64) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             throw SocketError(path: path, reason: "cannot listen: \(reason); check that its folder exists and is writable by this user")

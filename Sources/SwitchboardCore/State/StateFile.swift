@@ -66,10 +66,42 @@ public final class StateFile: Sendable {
 
     // Invariant: the journal descriptor is only used under the mutex and closed once, in deinit.
     private let journal = Locked(Journal())
+    /// The state directory, open (nil if it could not be opened: every use says why).
+    private let directory: StateDirectory?
+    private let openError: SystemCallError?
 
+    static let snapshotName = "state.json"
+    static let temporaryName = "state.json.tmp"
+    static let journalName = "state.journal"
+
+    /// The state in a checked state directory (``StateDirectory/open(_:user:)``): its files are
+    /// reached through the open directory, never through a link.
+    public init(directory: StateDirectory) {
+        path = directory.path + "/" + Self.snapshotName
+        journalPath = directory.path + "/" + Self.journalName
+        self.directory = directory
+        openError = nil
+    }
+
+    /// The state in a folder of one's own, opened unchecked (a link in place of the folder or a
+    /// file is still never followed).
     public init(directory: String) {
-        path = directory + "/state.json"
-        journalPath = directory + "/state.journal"
+        path = directory + "/" + Self.snapshotName
+        journalPath = directory + "/" + Self.journalName
+        switch Result(catching: { () throws(SystemCallError) in try StateDirectory.unchecked(directory) }) {
+        case .success(let opened):
+            self.directory = opened
+            openError = nil
+        case .failure(let error):
+            self.directory = nil
+            openError = error
+        }
+    }
+
+    /// The open directory, or why there is none.
+    private func folder(for path: String) throws(StateFileError) -> OpenDirectory {
+        guard let directory else { throw StateFileError(path: path, reason: "cannot be reached: its folder cannot be opened (\(openError.map(String.init(describing:)) ?? "unknown"))") }
+        return directory.directory
     }
 
     deinit {
@@ -81,7 +113,14 @@ public final class StateFile: Sendable {
     /// - Throws: ``StateFileError`` if the snapshot exists but cannot be read as state.
     public func load() throws(StateFileError) -> PersistedState {
         var state = PersistedState()
-        if let data = FileManager.default.contents(atPath: path) {
+        let folder = try folder(for: path)
+        let bytes: [UInt8]?
+        switch Result(catching: { () throws(SystemCallError) in try folder.read(Self.snapshotName) }) {
+        case .success(let read): bytes = read
+        case .failure(let error): throw StateFileError(path: path, reason: "cannot be read (\(error))")
+        }
+        if let bytes {
+            let data = Data(bytes)
             do {
                 state = try CheckedJSON.decode(PersistedState.self, from: data)
             } catch {
@@ -108,18 +147,28 @@ public final class StateFile: Sendable {
             let length = strftime(&text, text.count, "%Y%m%dT%H%M%SZ", &parts)
             let stamp = String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let aside = path + ".unreadable-" + stamp
-            let moved = rename(path, aside) == 0
+            let asideName = Self.snapshotName + ".unreadable-" + stamp
+            let why: String
+            switch Result(catching: { () throws(StateFileError) in try folder(for: path) }) {
+            case .success(let folder):
+                switch Result(catching: { () throws(SystemCallError) in try folder.rename(Self.snapshotName, to: asideName) }) {
+                case .success: why = ""
+                case .failure(let error): why = String(describing: error)
+                }
+            case .failure(let error): why = String(describing: error)
+            }
+            let moved = why.isEmpty
             var state = PersistedState()
             state.locked = true
             applyJournal(to: &state)
             let outputs = state.outputs.isEmpty ? "outputs from devices.json's restore policies" : "outputs from the journal (\(journalPath)) and devices.json's restore policies"
-            return (state, "\(error.description); \(moved ? "it was moved to \(aside)" : "it could not be moved aside: \(String(cString: strerror(errno)))"); started with \(outputs), placements from devices.json, and the node locked (switchboard unlock)")
+            return (state, "\(error.description); \(moved ? "it was moved to \(aside)" : "it could not be moved aside (\(why))"); started with \(outputs), placements from devices.json, and the node locked (switchboard unlock)")
         }
     }
 
     /// Applies the journal's whole lines to `state`.
     private func applyJournal(to state: inout PersistedState) {
-        if let data = FileManager.default.contents(atPath: journalPath) {
+        if let data = (try? folder(for: journalPath).read(Self.journalName)) ?? nil {
             // Only whole lines count: a line without its newline was torn by a power cut.
             for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
                 let fields = line.split(separator: UInt8(ascii: "\t"))
@@ -135,10 +184,7 @@ public final class StateFile: Sendable {
         let compact = try journal.withLock { journal -> Bool in
             guard journal.lines < Self.compactionThreshold, !id.contains("\t"), !id.contains("\n") else { return true }
             if journal.descriptor < 0 {
-                journal.descriptor = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
-                guard journal.descriptor >= 0 else {
-                    throw StateFileError(path: journalPath, reason: "cannot be opened: \(String(cString: strerror(errno)))")
-                }
+                journal.descriptor = try Self.open(Self.journalName, O_WRONLY | O_CREAT | O_APPEND, in: try folder(for: journalPath), path: journalPath, failing: "cannot be opened")
             }
             try Self.write(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
             journal.lines += 1
@@ -153,9 +199,9 @@ public final class StateFile: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(state)
         let temporary = path + ".tmp"
+        let folder = try folder(for: path)
         try journal.withLock { journal in
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-            guard descriptor >= 0 else { throw StateFileError(path: temporary, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+            let descriptor = try Self.open(Self.temporaryName, O_WRONLY | O_CREAT | O_TRUNC, in: folder, path: temporary, failing: "cannot be created")
             do {
                 try Self.write(Array(data), to: descriptor, path: temporary)
             } catch {
@@ -170,13 +216,13 @@ public final class StateFile: Sendable {
                 throw StateFileError(path: temporary, reason: "cannot be synced to storage: \(String(cString: strerror(error)))")
             }
             close(descriptor)
-            guard rename(temporary, path) == 0 else {
-                throw StateFileError(path: path, reason: "cannot be replaced: \(String(cString: strerror(errno)))")
+            if case .failure(let error) = Result(catching: { () throws(SystemCallError) in try folder.rename(Self.temporaryName, to: Self.snapshotName) }) {
+                throw StateFileError(path: path, reason: "cannot be replaced: \(String(cString: strerror(error.errno)))")
             }
             // The snapshot holds everything the journal said; lines replayed over it after a
             // crash before this truncation only repeat it.
             if journal.descriptor >= 0 { close(journal.descriptor) }
-            journal.descriptor = open(journalPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o640)
+            journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o640)) ?? -1
             journal.lines = 0
         }
     }
@@ -186,16 +232,22 @@ public final class StateFile: Sendable {
         journal.withLock { journal in
             if journal.descriptor >= 0 { fsync(journal.descriptor) }
         }
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        if file >= 0 {
+        guard let folder = try? folder(for: path) else { return }
+        if let file = try? folder.openFile(Self.snapshotName, O_RDONLY) {
             fsync(file)
             close(file)
         }
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
+        folder.sync()
+    }
+
+    /// Opens a file of the state directory, never through a link.
+    private static func open(_ name: String, _ flags: Int32, in folder: OpenDirectory, path: String, failing: String) throws(StateFileError) -> Int32 {
+        switch Result(catching: { () throws(SystemCallError) in try folder.openFile(name, flags, mode: 0o640) }) {
+        case .success(let descriptor):
+            return descriptor
+        case .failure(let error):
+            let link = error.errno == ELOOP ? " (it is a symbolic link, never followed: remove it)" : ""
+            throw StateFileError(path: path, reason: "\(failing): \(String(cString: strerror(error.errno)))\(link)")
         }
     }
 
