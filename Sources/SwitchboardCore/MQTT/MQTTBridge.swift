@@ -83,8 +83,8 @@ public final class MQTTBridge: Sendable {
         var refused = RefusedPublishes()
         /// What is known of each control on another node, by device id.
         var remoteControls: [String: RemoteControlState] = [:]
-        /// Transactions given to commands to controls on other nodes.
-        var transactions = 0
+        /// The transactions of commands this node took, so that each is performed at most once.
+        var performed = PerformedTransactions()
     }
 
     // Invariant: only touched under the mutex.
@@ -122,6 +122,7 @@ public final class MQTTBridge: Sendable {
                 $0.rejected = kept.rejected
                 $0.retained = kept.retained
                 $0.published = kept.published
+                $0.performed = kept.performed
             }
             return
         }
@@ -168,6 +169,8 @@ public final class MQTTBridge: Sendable {
         /// what did not change is not published again.
         let retained: RetainedTopicGuard
         let published: [String: [UInt8]]
+        /// The transactions taken lately: one that arrives again after a reload is not performed again.
+        let performed: PerformedTransactions
     }
 
     /// Hands the connection to the next configuration's bridge if that one connects the same way
@@ -175,12 +178,12 @@ public final class MQTTBridge: Sendable {
     /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
     public func handOver(to next: SwitchboardConfiguration) -> Handover? {
         guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
-        let (rejected, retained, published) = state.withLock { state in
+        let (rejected, retained, published, performed) = state.withLock { state in
             state.handedOver = true
-            return (state.rejected, state.retained, state.published)
+            return (state.rejected, state.retained, state.published, state.performed)
         }
         connection.renewStreams()
-        return Handover(connection: connection, rejected: rejected, retained: retained, published: published)
+        return Handover(connection: connection, rejected: rejected, retained: retained, published: published, performed: performed)
     }
 
     /// The client id the node connects with: `mqtt.clientID`, else `switchboard-<node>`.
