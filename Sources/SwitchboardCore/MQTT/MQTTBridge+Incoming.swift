@@ -23,7 +23,10 @@ extension MQTTBridge {
         } else if let discovery, message.topic == discovery.prefix + "/status" {
             if message.text == "online" {
                 log(.info, "mqtt: Home Assistant is online; republishing discovery and state")
-                state.withLock { $0.published = [:] }
+                state.withLock {
+                    $0.published = [:]
+                    $0.discoveryAnnounced = false
+                }
                 await publishEverything()
             }
         }

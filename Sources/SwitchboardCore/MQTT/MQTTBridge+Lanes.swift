@@ -44,7 +44,7 @@ extension MQTTBridge {
                 return false
             }
             return true
-        } else if topics.isOwnRetained(message.topic) {
+        } else if isGuarded(message.topic) {
             handleOwnRetained(message)
         } else if !handleRemote(message) {
             guard stateDevices[message.topic] != nil else { return false }
