@@ -194,6 +194,8 @@ struct CrossNodeDeviceTests {
         let next = try #require(Self.transaction(sent.last?.text))
         #expect(next != first, "a transaction id is never given twice, reloads or not")
         fake.publish("switchboard/shed-pi/controls/porch/result", #"{"outcome":"performed","transaction":"\#(first)","value":true,"valueText":"On"}"#)
+        // Nor does this command's transaction answered by another control.
+        fake.publish("switchboard/shed-pi/controls/garage/result", #"{"outcome":"performed","transaction":"\#(next)","valueText":null}"#)
         try await Task.sleep(for: .milliseconds(300))
         fake.publish("switchboard/shed-pi/controls/porch/result", #"{"code":"authenticationRequired","error":"Switchboard is locked","outcome":"refused","transaction":"\#(next)"}"#)
         let refused = await second

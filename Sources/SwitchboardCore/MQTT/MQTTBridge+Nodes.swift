@@ -24,9 +24,10 @@ extension MQTTBridge {
                 if !decoded { reject(message, "not a control presentation of \(route.remote.node)") }
             case .result:
                 guard let result = try? JSONValue.parse(Data(message.payload)), case .string(let transaction)? = result["transaction"] else { continue }
-                // Answers the command that asked, if it still waits: ids are never given twice.
-                // Another client's transaction on that node is none of this node's business.
-                if !results.answer(transaction, with: result), TransactionIDs.isOwn(transaction, clientID: clientID) {
+                // Answers the command that asked, if it still waits: ids are never given twice, and
+                // the answer must come from the control that was asked. Another client's
+                // transaction on that node is none of this node's business.
+                if !results.answer(Self.resultKey(message.topic, transaction), with: result), TransactionIDs.isOwn(transaction, clientID: clientID) {
                     reject(message, "a result no command of this node waits for (it came after its command gave up, or is for an earlier configuration or run)")
                 }
             }
@@ -65,11 +66,13 @@ extension MQTTBridge {
         case .toggle: .string("TOGGLE")
         case .press: .string("PRESS")
         }
+        let remoteTopics = RemoteRoutes.topics(of: remote, besides: topics.base)
         let command = MQTTMessage(
-            topic: RemoteRoutes.topics(of: remote, besides: topics.base).set(remote.control),
+            topic: remoteTopics.set(remote.control),
             text: JSONValue.object([("value", value), ("transaction", .string(transaction))]).jsonLine, qos: 0
         )
-        guard let result = await results.wait(for: transaction, timeout: remote.timeout, after: { connection.publish(command) }) else {
+        let key = Self.resultKey(remoteTopics.result(remote.control), transaction)
+        guard let result = await results.wait(for: key, timeout: remote.timeout, after: { connection.publish(command) }) else {
             throw ControlError(.performFailed, detail: "\(device.name): no result from \(remote.address) within \(DurationText.format(remote.timeout)); is \(remote.node) online with \"\(remote.control)\" placed?")
         }
         guard case .string(let outcome)? = result["outcome"], outcome == "performed" else {
@@ -77,6 +80,9 @@ extension MQTTBridge {
         }
         if case .bool(let value)? = result["value"] { runtime.hub.setRemoteValue(device.id, value) }
     }
+
+    /// What a command to a control on another node waits for: its transaction, on that control's `/result`.
+    static func resultKey(_ topic: String, _ transaction: String) -> String { topic + "\u{0}" + transaction }
 
     /// The error for another node's `/result` that says its control did not perform: its outcome
     /// kept (refused, failed, expired, superseded: this node's own `/result` says the same), its

@@ -22,7 +22,7 @@ public final class MQTTBridge: Sendable {
     unowned let runtime: NodeRuntime
     let log: Log
     let confirmations: StateConfirmations
-    /// Commands to controls on other nodes waiting for their `/result`, by transaction.
+    /// Commands to controls on other nodes waiting for their `/result`, by result topic and transaction.
     let results: Confirmations<JSONValue>
     /// The topics of other nodes followed for the configuration's `node` devices.
     let remoteRoutes: RemoteRoutes
