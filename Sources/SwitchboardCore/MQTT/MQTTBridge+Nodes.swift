@@ -98,7 +98,7 @@ extension MQTTBridge {
         default: ("answered \(outcome.isEmpty ? "without an outcome" : "\"\(quote(outcome, 40))\"")", .performFailed)
         }
         // The node's code, unless it would change the outcome this node reports.
-        let code = if case .string(let text)? = result["code"], let code = ControlError.Code(rawValue: text), Self.outcome(of: code) == Self.outcome(of: usual) { code } else { usual }
+        let code = if case .string(let text)? = result["code"], let known = ControlError.Code(rawValue: text), Self.outcome(of: known) == Self.outcome(of: usual) { known } else { usual }
         return ForwardedControlError(ControlError(code, detail: "\(remote.node) \(verdict): \(error)"))
     }
 
