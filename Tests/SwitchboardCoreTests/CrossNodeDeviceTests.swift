@@ -11,10 +11,10 @@ struct CrossNodeDeviceTests {
     static let shedLight = "switchboard/garage-pi/controls/shed-light"
 
     /// The sample as `garage-pi`, with the shed's porch light and garage door as devices.
-    static func garage(port: Int) throws -> String {
+    static func garage(port: Int, timeout: String = "5s") throws -> String {
         var sample = try #require(try JSONSerialization.jsonObject(with: Data(try FleetTests.node("garage-pi", port: port).utf8)) as? [String: Any])
         sample["devices"] = (sample["devices"] as? [Any] ?? []) + [
-            ["id": "shed-light", "name": "Shed Light", "type": "node", "node": "shed-pi", "control": "porch"],
+            ["id": "shed-light", "name": "Shed Light", "type": "node", "node": "shed-pi", "control": "porch", "timeout": timeout],
             ["id": "shed-door", "name": "Shed Door", "type": "node", "node": "shed-pi", "control": "garage"],
         ]
         var controls = sample["controls"] as? [[String: Any]] ?? []
@@ -37,11 +37,11 @@ struct CrossNodeDeviceTests {
     }
 
     /// `shed-pi` (the sample) and `garage-pi`, both connected; the garage has seen the shed's light.
-    func nodes(_ broker: MosquittoBroker) async throws -> (garage: DaemonHarness, shed: DaemonHarness) {
+    func nodes(_ broker: MosquittoBroker, timeout: String = "5s") async throws -> (garage: DaemonHarness, shed: DaemonHarness) {
         let shed = try DaemonHarness(configuration: try FleetTests.node("shed-pi", port: broker.port))
         try await shed.start()
         #expect(await shed.waitUntil { shed.log.contains("mqtt: connected") }, "\(shed.log)")
-        let garage = try DaemonHarness(configuration: try Self.garage(port: broker.port))
+        let garage = try DaemonHarness(configuration: try Self.garage(port: broker.port, timeout: timeout))
         try await garage.start()
         #expect(await garage.waitUntil { garage.log.contains("mqtt: connected") }, "\(garage.log)")
         #expect(await garage.waitUntil { await garage.cli(["status"]).stdout.contains("shed-light") }, "\(garage.log)")
@@ -57,6 +57,12 @@ struct CrossNodeDeviceTests {
         return message.flatMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
     }
 
+    /// The `"transaction"` of a command or result.
+    static func transaction(_ text: String?) -> String? {
+        guard let data = text?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["transaction"] as? String
+    }
+
     @Test func aControlBoundToAnotherNodesControlPerformsThereAndCompletesOnItsResult() async throws {
         let broker = try MosquittoBroker()
         let watcher = try await MQTTObserver(port: broker.port, filter: "switchboard/shed-pi/controls/porch/#")
@@ -69,9 +75,11 @@ struct CrossNodeDeviceTests {
         #expect(await garage.cli(["status"]).stdout.contains("output porch: off"), "not on the garage's")
         // Sent as the fleet CLI sends it, answered on the shed's /result with its transaction.
         let set = try #require(watcher.messages.first { $0.topic == "switchboard/shed-pi/controls/porch/set" }?.text)
-        #expect(set == #"{"transaction":"switchboard-garage-pi-1","value":true}"#)
+        let transaction = try #require(Self.transaction(set))
+        #expect(set == #"{"transaction":"\#(transaction)","value":true}"#)
+        #expect(transaction.wholeMatch(of: /switchboard-garage-pi-[0-9a-f]{16}-[0-9]+/) != nil, "the node's client id, its run's random part, a count: \(transaction)")
         #expect(watcher.messages.first { $0.topic == "switchboard/shed-pi/controls/porch/result" }?.text
-            == #"{"outcome":"performed","transaction":"switchboard-garage-pi-1","value":true,"valueText":"On"}"#)
+            == #"{"outcome":"performed","transaction":"\#(transaction)","value":true,"valueText":"On"}"#)
 
         // From another home system, through the garage's own topics: the same.
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.shedLight)/result")
@@ -149,5 +157,113 @@ struct CrossNodeDeviceTests {
         #expect(failed.status == 1)
         #expect(failed.stdout == "hint: Hold to Turn Off Shed Light\nfailed: Shed Light failed\n", "\(failed.stdout)")
         #expect(garage.log.contains(#"warning: button button: failed: Shed Light failed (control "action" failed: Shed Light: shed-pi is offline; shed-pi/porch shows its last known state; nothing was sent)"#), "\(garage.log)")
+    }
+
+    /// `shed-pi` played by a test client: the real shed's porch presentation is kept retained, the
+    /// shed stopped, and the client says `online` for it and answers (or not) the garage's commands.
+    func impersonateShed(_ broker: MosquittoBroker, _ garage: DaemonHarness, _ shed: DaemonHarness) async throws -> MQTTObserver {
+        let retained = try await MQTTObserver.retained(port: broker.port, filter: "switchboard/shed-pi/controls/porch")
+        let porch = try #require(retained["switchboard/shed-pi/controls/porch"])
+        #expect(await shed.signal(SIGTERM) == 0)
+        #expect(try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == true } != nil)
+        let fake = try await MQTTObserver(port: broker.port, filter: "switchboard/shed-pi/controls/porch/set")
+        fake.publish("switchboard/shed-pi/controls/porch", porch, retain: true)
+        fake.publish("switchboard/shed-pi/status", "online", retain: true)
+        #expect(try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == false } != nil)
+        return fake
+    }
+
+    @Test func aResultFromBeforeAReloadAnswersNoCommandAfterIt() async throws {
+        let broker = try MosquittoBroker()
+        let (garage, shed) = try await nodes(broker, timeout: "1s")
+        let fake = try await impersonateShed(broker, garage, shed)
+
+        // The shed does not answer in time: the command fails.
+        let unanswered = await garage.cli(["on", "shed-light"])
+        #expect(unanswered.status == 1)
+        #expect(unanswered.stderr.contains("no result from shed-pi/porch within 1s"), "\(unanswered.stderr)")
+        let first = try #require(Self.transaction(fake.messages.first?.text))
+
+        await garage.signal(SIGHUP)
+        #expect(await garage.waitUntil { garage.log.contains("reloaded: node garage-pi") }, "\(garage.log)")
+
+        // After the reload, the next command; the shed's late answer to the first comes before
+        // its answer to this one, which is a refusal.
+        async let second = garage.cli(["on", "shed-light"])
+        let sent = await fake.received(2, on: "switchboard/shed-pi/controls/porch/set")
+        let next = try #require(Self.transaction(sent.last?.text))
+        #expect(next != first, "a transaction id is never given twice, reloads or not")
+        fake.publish("switchboard/shed-pi/controls/porch/result", #"{"outcome":"performed","transaction":"\#(first)","value":true,"valueText":"On"}"#)
+        // Nor does this command's transaction answered by another control.
+        fake.publish("switchboard/shed-pi/controls/garage/result", #"{"outcome":"performed","transaction":"\#(next)","valueText":null}"#)
+        try await Task.sleep(for: .milliseconds(300))
+        fake.publish("switchboard/shed-pi/controls/porch/result", #"{"code":"authenticationRequired","error":"Switchboard is locked","outcome":"refused","transaction":"\#(next)"}"#)
+        let refused = await second
+        #expect(refused.status == 1, "the late answer to the command before the reload answered this one: \(refused)")
+        #expect(refused.stderr.contains("shed-pi refused it: Switchboard is locked"), "\(refused.stderr)")
+        #expect(garage.log.contains("a result no command of this node waits for"), "the late result is logged as such: \(garage.log)")
+        #expect(await garage.cli(["status"]).stdout.contains("shed-light") && !fake.messages.isEmpty)
+    }
+
+    @Test func aTransactionSentThreeTimesIsPerformedOnce() async throws {
+        let broker = try MosquittoBroker()
+        let shed = try DaemonHarness(configuration: try FleetTests.node("shed-pi", port: broker.port))
+        try await shed.start()
+        #expect(await shed.waitUntil { shed.log.contains("mqtt: connected") }, "\(shed.log)")
+        // As the garage node would send it, three times over.
+        let garage = try await MQTTObserver(port: broker.port, filter: "switchboard/shed-pi/controls/garage/result")
+        let command = #"{"transaction":"switchboard-garage-pi-00c0ffee00c0ffee-1","value":"PRESS"}"#
+        for _ in 1...3 { garage.publish("switchboard/shed-pi/controls/garage/set", command) }
+        let performed = #"{"outcome":"performed","transaction":"switchboard-garage-pi-00c0ffee00c0ffee-1","valueText":null}"#
+        #expect(await garage.waitFor("switchboard/shed-pi/controls/garage/result")?.text == performed)
+        try await Task.sleep(for: .seconds(1))
+        #expect(shed.log.components(separatedBy: "mqtt: garage PRESS performed").count - 1 == 1, "pressed once: \(shed.log)")
+        #expect(garage.messages.allSatisfy { $0.text == performed }, "every answer the same: \(garage.messages.compactMap(\.text))")
+
+        // Once more after a reload: answered again with the same result, not pressed again.
+        await shed.signal(SIGHUP)
+        #expect(await shed.waitUntil { shed.log.contains("reloaded: node shed-pi") }, "\(shed.log)")
+        garage.clear()
+        garage.publish("switchboard/shed-pi/controls/garage/set", command)
+        #expect(await garage.waitFor("switchboard/shed-pi/controls/garage/result")?.text == performed)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(shed.log.components(separatedBy: "mqtt: garage PRESS performed").count - 1 == 1, "pressed once: \(shed.log)")
+        // Another transaction is another command.
+        garage.publish("switchboard/shed-pi/controls/garage/set", #"{"transaction":"switchboard-garage-pi-00c0ffee00c0ffee-2","value":"PRESS"}"#)
+        #expect(await shed.waitUntil { shed.log.components(separatedBy: "mqtt: garage PRESS performed").count - 1 == 2 }, "\(shed.log)")
+    }
+
+    @Test func everyOutcomeTheOtherNodeReportsIsPassedOnFaithfully() async throws {
+        let broker = try MosquittoBroker()
+        let (garage, shed) = try await nodes(broker)
+        let fake = try await impersonateShed(broker, garage, shed)
+        let home = try await MQTTObserver(port: broker.port, filter: "\(Self.shedLight)/result")
+        // The shed's outcome and code, and what the garage's own /result says of it.
+        let cases: [(outcome: String, code: String?, expected: String?)] = [
+            ("refused", "authenticationRequired", "authenticationRequired"),
+            ("failed", "performFailed", "performFailed"),
+            ("failed", nil, "performFailed"),
+            ("expired", "expired", "expired"),
+            ("superseded", "superseded", "superseded"),
+            ("refused", "aCodeOfALaterVersion", "wrongRequest"),
+        ]
+        for (index, answer) in cases.enumerated() {
+            home.publish("\(Self.shedLight)/set", #"{"value": true, "transaction": "h\#(index)"}"#)
+            let sent = await fake.received(index + 1, on: "switchboard/shed-pi/controls/porch/set")
+            let transaction = try #require(Self.transaction(sent.last?.text))
+            let code = answer.code.map { #""code":"\#($0)","# } ?? ""
+            fake.publish("switchboard/shed-pi/controls/porch/result", #"{\#(code)"error":"words of the shed \#(index)","outcome":"\#(answer.outcome)","transaction":"\#(transaction)"}"#)
+            let result = await home.waitFor("\(Self.shedLight)/result") { $0.text?.contains(#""transaction":"h\#(index)""#) == true }
+            let object = try #require(result?.text.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, "no result for \(answer)")
+            #expect(object["outcome"] as? String == answer.outcome, "\(answer): \(object)")
+            #expect(object["code"] as? String == answer.expected, "\(answer): \(object)")
+            #expect((object["error"] as? String)?.contains("words of the shed \(index)") == true, "\(answer): \(object)")
+        }
+        home.publish("\(Self.shedLight)/set", #"{"value": true, "transaction": "hp"}"#)
+        let sent = await fake.received(cases.count + 1, on: "switchboard/shed-pi/controls/porch/set")
+        let transaction = try #require(Self.transaction(sent.last?.text))
+        fake.publish("switchboard/shed-pi/controls/porch/result", #"{"outcome":"performed","transaction":"\#(transaction)","value":true,"valueText":"On"}"#)
+        #expect(await home.waitFor("\(Self.shedLight)/result") { $0.text?.contains(#""transaction":"hp""#) == true }?.text
+            == #"{"outcome":"performed","transaction":"hp","value":true,"valueText":"On"}"#)
     }
 }

@@ -78,4 +78,16 @@ import Testing
         #expect(text.contains(#""device":{"identifiers":["switchboard_shed_any"],"manufacturer":"Switchboard","model":"placed control","name":"Light","suggested_area":"Porch","via_device":"switchboard_shed"}"#), "\(text)")
         #expect(text.contains(#""name":null"#), "\(text)")
     }
+
+    @Test func theNodesOwnDiscoveryTopicsAreThoseUnderItsID() {
+        let discovery = Self.discovery
+        #expect(discovery.ownFilter == "homeassistant/+/shed/+/config")
+        for topic in ["homeassistant/light/shed/porch/config", "homeassistant/device_automation/shed/button_short/config"] {
+            #expect(discovery.isOwn(topic), "\(topic)")
+        }
+        for topic in ["homeassistant/light/garage/porch/config", "homeassistant/light/shed/porch", "homeassistant/status", "homeassistant//shed/x/config",
+                      "homeassistant/light/shed/porch/extra/config", "other/light/shed/porch/config", "homeassistant/light/shed//config"] {
+            #expect(!discovery.isOwn(topic), "\(topic)")
+        }
+    }
 }

@@ -41,4 +41,16 @@ import Testing
         }
         #expect(said == [false, false, false, false])
     }
+
+    @Test func aTakeoverIsOngoingUntilAMinutePassesWithoutAShortConnection() {
+        var detector = TakeoverDetector()
+        for start in [0.0, 2, 4] {
+            #expect(!detector.isOngoing(at: at(start)))
+            detector.connected(at: at(start))
+            _ = detector.lost(at: at(start + 0.5))
+        }
+        #expect(detector.isOngoing(at: at(5)))
+        #expect(detector.isOngoing(at: at(64.5)))
+        #expect(!detector.isOngoing(at: at(65)), "the node kept its connection for a minute")
+    }
 }

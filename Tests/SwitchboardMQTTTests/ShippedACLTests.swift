@@ -86,7 +86,7 @@ struct ShippedACLMatrixTests {
         "shed-pi": ["other-node"],
         "homeassistant": ["set", "configure", "reload", "push", "discovery", "ha-status"],
         "house-admin": ["lock/set"],
-        "zigbee2mqtt": ["discovery", "ha-status", "z2m-state", "z2m-set"],
+        "zigbee2mqtt": ["ha-status", "z2m-state", "z2m-set"],
         "guest": [],
     ]
     /// Who may read each topic class.
@@ -95,7 +95,7 @@ struct ShippedACLMatrixTests {
         "shed-pi": ["ha-status", "other-node"],
         "homeassistant": Set(ownBase + ["discovery", "ha-status", "other-node"]),
         "house-admin": Set(ownBase + ["ha-status", "other-node"]),
-        "zigbee2mqtt": ["discovery", "ha-status", "z2m-state", "z2m-set"],
+        "zigbee2mqtt": ["ha-status", "z2m-state", "z2m-set"],
         "guest": ["ha-status"],
     ]
 

@@ -51,6 +51,9 @@ extension ControlCenter {
         }
         await reload(kind: kind)
         switch result {
+        case .failure(let forwarded as ForwardedControlError):
+            // Answered where it was to happen (a control on another node): that answer, whatever it is.
+            throw ControlError(forwarded.error.code, kind: kind, placement: id, detail: forwarded.error.detail)
         case .failure(let error as ControlError) where error.code == .authenticationRequired || error.code == .disabled:
             // Refused where it was to happen (a control on another node that is locked): a
             // refusal here too, not a failure.

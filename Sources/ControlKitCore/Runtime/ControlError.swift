@@ -26,6 +26,9 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The control's template is disabled (`disabled(true)`): it does not perform until its
         /// template enables it again.
         case disabled
+        /// A newer command to the same control arrived while the request waited for its turn: it
+        /// was dropped, not performed.
+        case superseded
     }
 
     /// What went wrong.
@@ -63,6 +66,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unavailable: return "\(subject) is unavailable: \(detail)"
         case .expired: return "\(subject): too late: \(detail)"
         case .disabled: return "\(subject) is disabled: \(detail)"
+        case .superseded: return "\(subject): replaced: \(detail)"
         }
     }
 }

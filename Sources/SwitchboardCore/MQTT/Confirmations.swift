@@ -57,11 +57,13 @@ final class Confirmations<Answer: Sendable>: Sendable {
     }
 
     /// An answer for `key` arrived: every wait for it ends with it.
-    func answer(_ key: String, with answer: Answer) {
+    /// - Returns: whether any wait took it.
+    @discardableResult
+    func answer(_ key: String, with answer: Answer) -> Bool {
         let tokens = state.withLock { state in
             state.waiters.filter { $0.value.key == key }.map(\.key)
         }
-        for token in tokens { settle(token, answer) }
+        return tokens.reduce(false) { taken, token in settle(token, answer) || taken }
     }
 
     /// Commands still waiting.
@@ -82,21 +84,24 @@ final class Confirmations<Answer: Sendable>: Sendable {
         }
     }
 
-    private func settle(_ token: Int, _ answer: Answer?) {
-        let continuation = state.withLock { state -> CheckedContinuation<Answer?, Never>? in
-            guard let waiter = state.waiters[token] else { return nil }
+    /// Ends a wait with `answer`, unless it was settled already; whether this settled it.
+    @discardableResult
+    private func settle(_ token: Int, _ answer: Answer?) -> Bool {
+        let (settled, continuation) = state.withLock { state -> (Bool, CheckedContinuation<Answer?, Never>?) in
+            guard let waiter = state.waiters[token] else { return (false, nil) }
             switch waiter.slot {
             case .pending:
                 state.waiters[token]?.slot = .settled(answer)
-                return nil
+                return (true, nil)
             case .awaited(let continuation):
                 state.waiters[token] = nil
-                return continuation
+                return (true, continuation)
             case .settled:
-                return nil
+                return (false, nil)
             }
         }
         continuation?.resume(returning: answer)
+        return settled
     }
 }
 

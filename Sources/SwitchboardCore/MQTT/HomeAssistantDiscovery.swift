@@ -26,6 +26,19 @@ public struct HomeAssistantDiscovery: Sendable {
         self.version = version
     }
 
+    /// The filter of every discovery topic under the node's id: `<prefix>/+/<node>/+/config`.
+    public var ownFilter: String { "\(prefix)/+/\(node)/+/config" }
+
+    /// Whether `topic` is a discovery topic under the node's id (``ownFilter``): only the node
+    /// announces there.
+    public func isOwn(_ topic: String) -> Bool {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        let prefixLevels = prefix.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == prefixLevels.count + 4, levels.starts(with: prefixLevels) else { return false }
+        let rest = levels.dropFirst(prefixLevels.count)
+        return !rest[rest.startIndex].isEmpty && rest[rest.startIndex + 1] == node && !rest[rest.startIndex + 2].isEmpty && rest[rest.startIndex + 3] == "config"
+    }
+
     /// One discovery message: its topic and JSON payload (empty to remove the entity).
     public struct Message: Sendable, Equatable {
         public var topic: String

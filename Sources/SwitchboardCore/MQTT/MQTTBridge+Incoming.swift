@@ -23,7 +23,10 @@ extension MQTTBridge {
         } else if let discovery, message.topic == discovery.prefix + "/status" {
             if message.text == "online" {
                 log(.info, "mqtt: Home Assistant is online; republishing discovery and state")
-                state.withLock { $0.published = [:] }
+                state.withLock {
+                    $0.published = [:]
+                    $0.discoveryAnnounced = false
+                }
                 await publishEverything()
             }
         }
@@ -61,11 +64,7 @@ extension MQTTBridge {
             // A toggle's new value, for a node whose control drives this one: it shows it at once.
             if let value = performed.presentation.value { outcome.append(("value", .bool(value))) }
         } catch let error as ControlError {
-            let verdict = switch error.code {
-            case .performFailed: "failed"
-            case .expired: "expired"
-            default: "refused"
-            }
+            let verdict = Self.outcome(of: error.code)
             log(.warning, "mqtt: \(id) \(describe(command.request)) \(verdict): \(error)")
             outcome = [("outcome", .string(verdict)), ("code", .string(error.code.rawValue)), ("error", .string(error.description))]
         } catch {
@@ -79,7 +78,7 @@ extension MQTTBridge {
     /// performed, and its sender told so.
     func supersede(_ arrived: ArrivedCommand, id: String) {
         let outcome: [(key: String, value: JSONValue)] = [
-            ("outcome", .string("superseded")), ("code", .string("superseded")),
+            ("outcome", .string("superseded")), ("code", .string(ControlError.Code.superseded.rawValue)),
             ("error", .string("control \"\(id)\": a newer command to it arrived while this one waited; this one was not performed")),
         ]
         if let transaction = arrived.command.transaction { publishResult(of: id, transaction, outcome) }
@@ -96,8 +95,35 @@ extension MQTTBridge {
     }
 
     private func publishResult(of id: String, _ transaction: JSONValue, _ outcome: [(key: String, value: JSONValue)]) {
-        let payload = JSONValue.object([("transaction", transaction)] + outcome)
-        connection.publish(MQTTMessage(topic: topics.result(id), text: payload.jsonLine, qos: 1))
+        let payload = Array(JSONValue.object([("transaction", transaction)] + outcome).jsonLine.utf8)
+        state.withLock { $0.performed.answered(PerformedTransactions.key(control: id, transaction: transaction), result: payload) }
+        connection.publish(MQTTMessage(topic: topics.result(id), payload: payload, qos: 1))
+    }
+
+    /// Whether a command is to be performed: yes, unless its transaction was taken already (a
+    /// transaction is performed at most once). A repeat of one answered already gets the same
+    /// `/result` again; one of a command still on its way is dropped (its answer answers both).
+    func takeTransaction(of arrived: ArrivedCommand, _ message: MQTTMessage, to id: String) -> Bool {
+        guard let transaction = arrived.command.transaction else { return true }
+        let key = PerformedTransactions.key(control: id, transaction: transaction)
+        let now = runtime.clock.now
+        switch state.withLock({ $0.performed.arrived(key, at: now) }) {
+        case .new:
+            return true
+        case .inFlight:
+            reject(message, "a transaction that arrived again while it was being performed; performed once, answered once")
+            return false
+        case .answered(let result):
+            reject(message, "a transaction that was answered already; not performed again, its result sent again")
+            connection.publish(MQTTMessage(topic: topics.result(id), payload: result, qos: 1))
+            return false
+        }
+    }
+
+    /// A command taken by ``takeTransaction(of:_:to:)`` that is taken again in the bridge's task.
+    func forgetTransaction(of arrived: ArrivedCommand, to id: String) {
+        guard let transaction = arrived.command.transaction else { return }
+        state.withLock { $0.performed.forget(PerformedTransactions.key(control: id, transaction: transaction)) }
     }
 
     private func handleConfigure(_ message: MQTTMessage, id: String) async {

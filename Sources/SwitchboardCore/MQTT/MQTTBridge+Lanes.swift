@@ -37,9 +37,14 @@ extension MQTTBridge {
             // Checked as it arrives, so that every bad one is answered; the lock and the clock
             // are read then too: what arrived while locked stays refused, and a command that
             // waits too long is dropped.
-            guard let command = arrivedCommand(message) else { return true }
-            return lanes.add(command, to: id)
-        } else if topics.isOwnRetained(message.topic) {
+            guard let command = arrivedCommand(message), takeTransaction(of: command, message, to: id) else { return true }
+            guard lanes.add(command, to: id) else {
+                // Taken in the bridge's task instead, where it arrives again.
+                forgetTransaction(of: command, to: id)
+                return false
+            }
+            return true
+        } else if isGuarded(message.topic) {
             handleOwnRetained(message)
         } else if !handleRemote(message) {
             guard stateDevices[message.topic] != nil else { return false }
@@ -72,6 +77,7 @@ extension MQTTBridge {
         guard !handleAtOnce(message) else { return }
         if let id = topics.controlID(in: message.topic, suffix: "set"), let command = arrivedCommand(message) {
             // No lane could be had for its control.
+            guard takeTransaction(of: command, message, to: id) else { return }
             await handleCommand(command, id: id)
         } else {
             await handle(message)

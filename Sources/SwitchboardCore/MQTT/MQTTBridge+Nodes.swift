@@ -24,7 +24,12 @@ extension MQTTBridge {
                 if !decoded { reject(message, "not a control presentation of \(route.remote.node)") }
             case .result:
                 guard let result = try? JSONValue.parse(Data(message.payload)), case .string(let transaction)? = result["transaction"] else { continue }
-                results.answer(transaction, with: result)
+                // Answers the command that asked, if it still waits: ids are never given twice, and
+                // the answer must come from the control that was asked. Another client's
+                // transaction on that node is none of this node's business.
+                if !results.answer(Self.resultKey(message.topic, transaction), with: result), TransactionIDs.isOwn(transaction, clientID: clientID) {
+                    reject(message, "a result no command of this node waits for (it came after its command gave up, or is for an earlier configuration or run)")
+                }
             }
         }
         return true
@@ -55,33 +60,55 @@ extension MQTTBridge {
         if let known = state.withLock({ $0.remoteControls[device.id] }), known.online == false, case .unavailable(let reason) = known.shown(remote) {
             throw ControlError(.performFailed, detail: "\(device.name): \(reason); nothing was sent")
         }
-        let transaction = state.withLock { state -> String in
-            state.transactions += 1
-            return "\(clientID)-\(state.transactions)"
-        }
+        let transaction = TransactionIDs.process.next(for: clientID)
         let value: JSONValue = switch request {
         case .setValue(let value): .bool(value)
         case .toggle: .string("TOGGLE")
         case .press: .string("PRESS")
         }
+        let remoteTopics = RemoteRoutes.topics(of: remote, besides: topics.base)
         let command = MQTTMessage(
-            topic: RemoteRoutes.topics(of: remote, besides: topics.base).set(remote.control),
+            topic: remoteTopics.set(remote.control),
             text: JSONValue.object([("value", value), ("transaction", .string(transaction))]).jsonLine, qos: 0
         )
-        guard let result = await results.wait(for: transaction, timeout: remote.timeout, after: { connection.publish(command) }) else {
+        let key = Self.resultKey(remoteTopics.result(remote.control), transaction)
+        guard let result = await results.wait(for: key, timeout: remote.timeout, after: { connection.publish(command) }) else {
             throw ControlError(.performFailed, detail: "\(device.name): no result from \(remote.address) within \(DurationText.format(remote.timeout)); is \(remote.node) online with \"\(remote.control)\" placed?")
         }
         guard case .string(let outcome)? = result["outcome"], outcome == "performed" else {
-            let error = if case .string(let text)? = result["error"] { text } else { "no reason given" }
-            let code = if case .string(let code)? = result["code"] { ControlError.Code(rawValue: code) } else { ControlError.Code?.none }
-            let verdict = switch result["outcome"] {
-            case .string("refused")?: "refused it"
-            case .string("expired")?: "dropped it as too late"
-            case .string("superseded")?: "replaced it with a newer command"
-            default: "could not perform it"
-            }
-            throw ControlError(code ?? .performFailed, detail: "\(remote.node) \(verdict): \(error)")
+            throw Self.remoteFailure(result, from: remote)
         }
         if case .bool(let value)? = result["value"] { runtime.hub.setRemoteValue(device.id, value) }
+    }
+
+    /// What a command to a control on another node waits for: its transaction, on that control's `/result`.
+    static func resultKey(_ topic: String, _ transaction: String) -> String { topic + "\u{0}" + transaction }
+
+    /// The error for another node's `/result` that says its control did not perform: its outcome
+    /// kept (refused, failed, expired, superseded: this node's own `/result` says the same), its
+    /// code where this version knows it, and its words.
+    static func remoteFailure(_ result: JSONValue, from remote: RemoteControlSettings) -> ForwardedControlError {
+        let error = if case .string(let text)? = result["error"] { text } else { "no reason given" }
+        let outcome = if case .string(let text)? = result["outcome"] { text } else { "" }
+        let (verdict, usual): (String, ControlError.Code) = switch outcome {
+        case "refused": ("refused it", .wrongRequest)
+        case "expired": ("dropped it as too late", .expired)
+        case "superseded": ("replaced it with a newer command", .superseded)
+        case "failed": ("could not perform it", .performFailed)
+        default: ("answered \(outcome.isEmpty ? "without an outcome" : "\"\(quote(outcome, 40))\"")", .performFailed)
+        }
+        // The node's code, unless it would change the outcome this node reports.
+        let code = if case .string(let text)? = result["code"], let known = ControlError.Code(rawValue: text), Self.outcome(of: known) == Self.outcome(of: usual) { known } else { usual }
+        return ForwardedControlError(ControlError(code, detail: "\(remote.node) \(verdict): \(error)"))
+    }
+
+    /// The outcome a command that threw an error with `code` is answered with on `/result`.
+    static func outcome(of code: ControlError.Code) -> String {
+        switch code {
+        case .performFailed: "failed"
+        case .expired: "expired"
+        case .superseded: "superseded"
+        default: "refused"
+        }
     }
 }

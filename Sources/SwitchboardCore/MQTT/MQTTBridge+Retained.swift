@@ -10,19 +10,38 @@ extension MQTTBridge {
         let (foreign, warn) = state.withLock { $0.retained.received(message.topic, message.payload, stored: message.retain) }
         guard foreign else { return }
         if warn {
-            log(.warning, "mqtt: another client wrote \(Self.quote(message.topic, 120)) (\(message.payload.isEmpty ? "cleared it" : "\(message.payload.count) bytes")); Switchboard publishes its own again: let only this node write \(topics.base)/# in the broker's ACL (deploy/mosquitto/switchboard.acl)")
+            let writable = if let discovery, isOwnDiscovery(message.topic) { "\(discovery.prefix)/+/\(discovery.node)/#" } else { "\(topics.base)/#" }
+            log(.warning, "mqtt: another client wrote \(Self.quote(message.topic, 120)) (\(message.payload.isEmpty ? "cleared it" : "\(message.payload.count) bytes")); Switchboard publishes its own again: let only this node write \(writable) in the broker's ACL (deploy/mosquitto/switchboard.acl)")
         }
         reassertRelease.note()
     }
 
+    /// Whether `topic` is one of the node's own Home Assistant discovery topics.
+    func isOwnDiscovery(_ topic: String) -> Bool { discovery?.isOwn(topic) ?? false }
+
+    /// Whether `topic` is one the node keeps as it published it (``RetainedTopicGuard``).
+    func isGuarded(_ topic: String) -> Bool { topics.isOwnRetained(topic) || isOwnDiscovery(topic) }
+
     /// Publishes again what the node last published on each own topic another client overwrote,
-    /// and clears one it never published (a forged presentation of a control it does not have).
+    /// and clears one it never published (a forged presentation of a control it does not have, a
+    /// forged entity under its discovery id).
+    /// A discovery topic waits until the node has announced all its entities on this connection:
+    /// before that, what it never published there may be what it is about to publish.
     func reassertOwnTopics() {
         guard connection.connected else { return }
-        let (overwritten, published) = state.withLock { ($0.retained.takeOverwritten(), $0.published) }
+        let (overwritten, published, announced) = state.withLock { ($0.retained.takeOverwritten(), $0.published, $0.discoveryAnnounced) }
+        var waiting: [(topic: String, written: [UInt8])] = []
         for (topic, written) in overwritten {
+            if !announced, isOwnDiscovery(topic) {
+                waiting.append((topic, written))
+                continue
+            }
             let own = published[topic] ?? []
             if written != own { publishRetained(topic, own, force: true) }
+        }
+        guard !waiting.isEmpty else { return }
+        state.withLock { state in
+            for (topic, written) in waiting { state.retained.noteAgain(topic, written) }
         }
     }
 }

@@ -24,7 +24,7 @@ public final class MQTTBridge: Sendable {
     let runtime: NodeParts
     let log: Log
     let confirmations: StateConfirmations
-    /// Commands to controls on other nodes waiting for their `/result`, by transaction.
+    /// Commands to controls on other nodes waiting for their `/result`, by result topic and transaction.
     let results: Confirmations<JSONValue>
     /// The topics of other nodes followed for the configuration's `node` devices.
     let remoteRoutes: RemoteRoutes
@@ -76,6 +76,9 @@ public final class MQTTBridge: Sendable {
         var takeovers = TakeoverDetector()
         /// The discovery topics announced, once the first full announcement has been made.
         var announced: Set<String>?
+        /// Every entity was announced on this connection (since ``published`` was last emptied):
+        /// a discovery topic another client wrote is set right from then on.
+        var discoveryAnnounced = false
         /// The node's own retained topics, and what others wrote on them.
         var retained: RetainedTopicGuard
         /// The entity each placement was last announced with, by placement id: announced again when
@@ -85,8 +88,8 @@ public final class MQTTBridge: Sendable {
         var refused = RefusedPublishes()
         /// What is known of each control on another node, by device id.
         var remoteControls: [String: RemoteControlState] = [:]
-        /// Transactions given to commands to controls on other nodes.
-        var transactions = 0
+        /// The transactions of commands this node took, so that each is performed at most once.
+        var performed = PerformedTransactions()
     }
 
     // Invariant: only touched under the mutex.
@@ -124,6 +127,7 @@ public final class MQTTBridge: Sendable {
                 $0.rejected = kept.rejected
                 $0.retained = kept.retained
                 $0.published = kept.published
+                $0.performed = kept.performed
             }
             return
         }
@@ -155,10 +159,22 @@ public final class MQTTBridge: Sendable {
     /// messages of other systems' devices a few; a larger one costs the node nothing.
     static let maximumPacketSize = 65_536
 
-    /// What the broker refused to let the node publish since it connected, for `status` and `health`.
+    /// What the broker refused the node, for `status`, `health` and the diagnostics: what it
+    /// refused to let the node publish since it connected, and its session while another client
+    /// keeps taking it.
     public var refusalWarnings: [String] {
         let user = settings.username
-        return state.withLock { $0.refused.warnings(user: user) }
+        let now = runtime.clock.now
+        let (refused, takenOver) = state.withLock { ($0.refused.warnings(user: user), $0.takeovers.isOngoing(at: now)) }
+        return (takenOver ? [takeoverWarning] : []) + refused
+    }
+
+    /// What a node whose session other clients keep taking says, with the fix.
+    var takeoverWarning: String {
+        "another client is using this node's client id (\(clientID)): the broker keeps dropping this node's connection moments after accepting it. "
+            + "Most likely a second node is named \(runtime.configuration.node), or another broker user connects with that client id: "
+            + "give each node its own \"node\" (or mqtt.clientID) in devices.json, and bind client ids to users on the broker "
+            + "(use_username_as_clientid true on each listener, as deploy/mosquitto/switchboard.conf does)"
     }
 
     /// What a bridge hands the next configuration's: its connection, and its counts of rejected
@@ -170,6 +186,8 @@ public final class MQTTBridge: Sendable {
         /// what did not change is not published again.
         let retained: RetainedTopicGuard
         let published: [String: [UInt8]]
+        /// The transactions taken lately: one that arrives again after a reload is not performed again.
+        let performed: PerformedTransactions
     }
 
     /// Hands the connection to the next configuration's bridge if that one connects the same way
@@ -177,12 +195,12 @@ public final class MQTTBridge: Sendable {
     /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
     public func handOver(to next: SwitchboardConfiguration) -> Handover? {
         guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
-        let (rejected, retained, published) = state.withLock { state in
+        let (rejected, retained, published, performed) = state.withLock { state in
             state.handedOver = true
-            return (state.rejected, state.retained, state.published)
+            return (state.rejected, state.retained, state.published, state.performed)
         }
         connection.renewStreams()
-        return Handover(connection: connection, rejected: rejected, retained: retained, published: published)
+        return Handover(connection: connection, rejected: rejected, retained: retained, published: published, performed: performed)
     }
 
     /// The client id the node connects with: `mqtt.clientID`, else `switchboard-<node>`.
@@ -198,7 +216,8 @@ public final class MQTTBridge: Sendable {
         // by each configuration.
         let followed = runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters + followed
-        if let discovery { filters.append(discovery.prefix + "/status") }
+        // Its own discovery too: what another client writes there is set right.
+        if let discovery { filters += [discovery.prefix + "/status", discovery.ownFilter] }
         connection.setSubscriptions(filters, qos: 1)
         diagnosticsTarget.set { [weak self] in self?.publishDiagnostics() }
         reassertTarget.set { [weak self] in self?.reassertOwnTopics() }
@@ -265,6 +284,7 @@ public final class MQTTBridge: Sendable {
             let now = runtime.clock.now
             state.withLock {
                 $0.published = [:]
+                $0.discoveryAnnounced = false
                 $0.failedAttempts = 0
                 $0.loggedReason = nil
                 $0.disconnectedSince = nil
@@ -292,9 +312,7 @@ public final class MQTTBridge: Sendable {
                 defer { state.loggedReason = reason }
                 return (state.failedAttempts, state.takeovers.lost(at: now), state.loggedReason != reason)
             }
-            if takenOver {
-                log(.error, "mqtt: the broker keeps dropping the connection moments after accepting it: another client is connecting with the same client id (\(clientID)), most likely a second node named \(runtime.configuration.node); give each node its own \"node\" (or mqtt.clientID) in devices.json")
-            }
+            if takenOver { log(.error, "mqtt: \(takeoverWarning)") }
             if attempt == 1 || attempt % 20 == 0 || newReason {
                 log(.warning, "mqtt: disconnected (\(reason)); retrying in \(DurationText.format(retryIn))\(attempt > 1 ? " (attempt \(attempt))" : "")")
             }
@@ -426,7 +444,12 @@ public final class MQTTBridge: Sendable {
             }
         }
         for topic in gone.subtracting(announced).sorted() { publishRetained(topic, [], force: true) }
-        state.withLock { $0.announced = announced }
+        state.withLock {
+            $0.announced = announced
+            $0.discoveryAnnounced = true
+        }
+        // What others wrote on its discovery topics meanwhile is set right now.
+        reassertRelease.note()
         if previous != announced { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
     }
 
@@ -491,7 +514,7 @@ public final class MQTTBridge: Sendable {
         let changed = state.withLock { state -> Bool in
             if !force, state.published[topic] == payload { return false }
             state.published[topic] = payload
-            if topics.isOwnRetained(topic) { state.retained.published(topic, payload) }
+            if isGuarded(topic) { state.retained.published(topic, payload) }
             return true
         }
         if changed { connection.publish(MQTTMessage(topic: topic, payload: payload, qos: 1, retain: true)) }

@@ -1,5 +1,5 @@
 /// Keeps the node's own retained topics (`<base>/status`, presentations, configurations, the lock,
-/// inputs, diagnostics) as the node published them. Every message on one of them comes back to the
+/// inputs, diagnostics, and its Home Assistant discovery) as the node published them. Every message on one of them comes back to the
 /// node, its own included: one that matches what the node published lately is its own echo; any
 /// other is another client's write (a stale `offline`, a forged presentation, a cleared topic), and
 /// the topic is noted to be published again (``MQTTBridge`` does, at most once a second).
@@ -63,6 +63,13 @@ struct RetainedTopicGuard: Sendable {
         guard !stored, !settling, !warned.contains(topic), warned.count < Self.warningMemory else { return (true, false) }
         warned.insert(topic)
         return (true, true)
+    }
+
+    /// Notes again a write taken with ``takeOverwritten()`` that could not be set right yet: it is
+    /// taken again next time, unless the node's own payload arrives on the topic first.
+    mutating func noteAgain(_ topic: String, _ written: [UInt8]) {
+        lastSeen[topic] = written
+        overwritten.insert(topic)
     }
 
     /// The topics others wrote since the last call, with what they wrote.

@@ -3,7 +3,9 @@ import SwitchboardSupport
 /// Recognises another client taking the node's MQTT session again and again: a broker drops a
 /// connection when a new one arrives with the same client id, so two nodes with the same name (or
 /// `mqtt.clientID`) throw each other off in turn, each connection lasting only until the other's
-/// next retry. A plain state machine on the instants it is given.
+/// next retry; so does any broker user that connects with the node's client id, unless the broker
+/// binds client ids to users (mosquitto's `use_username_as_clientid`). A plain state machine on the
+/// instants it is given.
 struct TakeoverDetector: Sendable {
     /// A connection lost within this long of being made counts as a short one.
     var shortConnection: Duration = .seconds(5)
@@ -38,5 +40,12 @@ struct TakeoverDetector: Sendable {
         guard shortLosses.count >= threshold, !reported else { return false }
         reported = true
         return true
+    }
+
+    /// Whether the takeover is still going on at `now`: it was seen, and the last short connection
+    /// ended within ``window``. It ends by itself once the node keeps its connection.
+    func isOngoing(at now: OffsetInstant) -> Bool {
+        guard reported, let last = shortLosses.last else { return false }
+        return last.duration(to: now) <= window
     }
 }
