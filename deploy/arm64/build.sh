@@ -3,11 +3,21 @@
 # this x86_64 machine: Debian 13's amd64 Swift 6.0.3 (the compiler of deploy/debian13/root.sh's
 # root) against a Debian arm64 root (deploy/arm64/sysroot.sh) as its sysroot, linking with lld.
 #
-#   deploy/arm64/build.sh [trixie|bookworm] [debug|release|all]    # defaults: trixie all
+#   deploy/arm64/build.sh [trixie|bookworm] [debug|release|all|gpio]    # defaults: trixie all
 #
 #   debug    the package and its tests, warnings as errors, into .build-arm64-RELEASE
 #   release  switchboardd, switchboard and home-controls with the Swift runtime linked statically
 #            (`-c release --static-swift-stdlib`), into .build-arm64-RELEASE too
+#   all      both (on bookworm: debug only, see below)
+#   gpio     the GPIO layer only (SwitchboardGPIO and its libgpiod adapter), warnings as errors:
+#            the code that differs between the releases (libgpiod 1.6 or 2.x)
+#
+# Debian 12 (bookworm) has no Swift of its own: its root carries Debian 13's arm64 Swift runtime,
+# built against glibc 2.41, which calls glibc 2.38 functions (__isoc23_strtol, strlcpy, …) that
+# Debian 12's glibc 2.36 lacks. So against Debian 12 the package and its tests compile and link
+# (the runtime as shared libraries), but those binaries cannot start on Debian 12, and the static
+# release build cannot link: an arm64 Swift 6.0.3 runtime built against glibc 2.36 or older (the
+# swift.org toolchain for Debian 12, or Debian's swiftlang rebuilt on Debian 12) would be needed.
 # Prints each build's bin folder when it is done. The Swift SDK (swift-sdk.json and toolset.json,
 # made here) is in .build-arm64-RELEASE/sdk; inside the compiler's root the arm64 root is at /mnt.
 # Needs root (chroot, bind mounts).
@@ -15,7 +25,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 release=${1:-trixie}
 what=${2:-all}
-case $what in debug | release | all) ;; *) echo "build.sh: build \"$what\"? say debug, release or all" >&2; exit 2 ;; esac
+case $what in debug | release | all | gpio) ;; *) echo "build.sh: build \"$what\"? say debug, release, all or gpio" >&2; exit 2 ;; esac
+case $release in trixie | bookworm) ;; *) echo "build.sh: no arm64 root for \"$release\": say trixie (Debian 13) or bookworm (Debian 12)" >&2; exit 2 ;; esac
+no_release_build="Debian 13's Swift runtime needs glibc 2.38 and Debian 12 has 2.36: no static release build against Debian 12 (see the top of deploy/arm64/build.sh)"
+if [[ $release == bookworm && $what == release ]]; then echo "build.sh: $no_release_build" >&2; exit 1; fi
 ((EUID == 0)) || { echo "build.sh: the compiler's root is entered with chroot and bind mounts: run it as root (sudo)" >&2; exit 2; }
 
 compiler_root=$(deploy/debian13/root.sh)
@@ -74,7 +87,13 @@ if [[ $what == debug || $what == all ]]; then
     cross_build --build-tests -Xswiftc -warnings-as-errors
     echo "switchboard arm64 ($release): debug build and tests in $(cross_build --show-bin-path)"
 fi
-if [[ $what == release || $what == all ]]; then
+if [[ $what == gpio ]]; then
+    cross_build --target SwitchboardGPIO -Xswiftc -warnings-as-errors
+    echo "switchboard arm64 ($release): GPIO layer built in $(cross_build --show-bin-path)"
+fi
+if [[ $release == bookworm && $what == all ]]; then
+    echo "switchboard arm64 ($release): $no_release_build"
+elif [[ $what == release || $what == all ]]; then
     for product in switchboardd switchboard home-controls; do
         cross_build -c release --static-swift-stdlib --product "$product"
     done

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Builds Switchboard for arm64 (every 64-bit Raspberry Pi) and runs it under qemu-user: the
 # cross builds of deploy/arm64/build.sh against Debian 13's arm64 userland (Raspberry Pi OS
-# Trixie: libgpiod 2.x) and Debian 12's (Bookworm: libgpiod 1.6), each the package and its tests
-# with warnings as errors and the static release build; then the Debian 13 release binaries, run
-# on arm64 through qemu-user: `switchboardd --version`, `switchboard check` on the sample
-# devices.json, and README's run command (deploy/run-sample-test.sh: the daemon on the sample
-# with --simulate, a real broker, the CLI, Ctrl-C), both arm64.
+# Trixie: libgpiod 2.x), the package and its tests with warnings as errors and the static release
+# build; against Debian 12's (Bookworm: libgpiod 1.6) the GPIO layer, the code that differs
+# between them (the whole package and tests with SWITCHBOARD_ARM64_DEBIAN12=full; Debian 12 gets
+# no release build, see deploy/arm64/build.sh). Then the Debian 13 release binaries, run on arm64
+# through qemu-user: `switchboardd --version`, `switchboard check --simulate` on the sample
+# devices.json, and README's run command (deploy/run-sample-test.sh: the daemon on the sample with
+# --simulate, a real broker, the CLI, Ctrl-C), all arm64.
 # Run by deploy/test.sh after the Debian 13 stage. The roots are cached (deploy/arm64/sysroot.sh,
 # deploy/debian13/root.sh); the builds are not (a fresh clone builds from scratch).
 #
 # Needs root (debootstrap, chroot, bind mounts, binfmt_misc). Skipped, saying so in one line, when
-# SWITCHBOARD_ARM64=0 and on a machine that is not x86_64. SWITCHBOARD_ARM64_RELEASES (default
-# "trixie bookworm") chooses the Debian releases.
+# SWITCHBOARD_ARM64=0 and on a machine that is not x86_64.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -24,24 +25,27 @@ skip() {
 [[ $(uname -m) == x86_64 ]] || skip "the cross build runs on x86_64 (Debian 13's amd64 swiftlang); this is $(uname -m)"
 if ((EUID != 0)); then
     echo "switchboard arm64: making and entering the roots needs root; running through sudo"
-    exec sudo --preserve-env=SWITCHBOARD_ARM64_RELEASES,SWITCHBOARD_DEBIAN13_CACHE,DEBIAN13_MIRROR,DEBIAN_MIRROR,SWITCHBOARD_STAGE_TIMES \
+    exec sudo --preserve-env=SWITCHBOARD_ARM64_DEBIAN12,SWITCHBOARD_DEBIAN13_CACHE,DEBIAN13_MIRROR,DEBIAN_MIRROR,SWITCHBOARD_STAGE_TIMES \
         "$PWD/deploy/arm64/test.sh" "$@"
 fi
 
 source deploy/lib/packages.sh
 source deploy/lib/stages.sh
-label() { case $1 in trixie) echo "Debian 13" ;; bookworm) echo "Debian 12" ;; *) echo "$1" ;; esac; }
-
-for release in ${SWITCHBOARD_ARM64_RELEASES:-trixie bookworm}; do
-    name=$(label "$release")
-    stage "arm64 ($name): roots"
-    deploy/debian13/root.sh >/dev/null
-    deploy/arm64/sysroot.sh "$release" >/dev/null
-    stage "arm64 cross build ($name): package and tests"
-    deploy/arm64/build.sh "$release" debug
-    stage "arm64 cross build ($name): static release"
-    deploy/arm64/build.sh "$release" release
-done
+stage "arm64: roots (the compiler's, Debian 13 and 12 arm64)"
+deploy/debian13/root.sh >/dev/null
+deploy/arm64/sysroot.sh trixie >/dev/null
+deploy/arm64/sysroot.sh bookworm >/dev/null
+stage "arm64 cross build (Debian 13): package and tests"
+deploy/arm64/build.sh trixie debug
+stage "arm64 cross build (Debian 13): static release"
+deploy/arm64/build.sh trixie release
+if [[ ${SWITCHBOARD_ARM64_DEBIAN12:-} == full ]]; then
+    stage "arm64 cross build (Debian 12): package and tests"
+    deploy/arm64/build.sh bookworm debug
+else
+    stage "arm64 cross build (Debian 12): GPIO layer on libgpiod 1.6"
+    deploy/arm64/build.sh bookworm gpio
+fi
 stage_end
 
 # The Debian 13 release binaries on arm64, through qemu-user: the kernel hands arm64 programs to
