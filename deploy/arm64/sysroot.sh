@@ -85,8 +85,9 @@ unpack "$(download "$swift_index" swiftlang)" --exclude="$swift_lib/swift/host" 
 rm -rf "${work:?}/$swift_lib/swift/host"
 ln -s /usr/libexec/swift/lib/swift/host "$work/$swift_lib/swift/host"
 rm -f "$cache"/*.deb
-# The Swift driver reads an SDK's SDKSettings.json and warns at every compile when there is none.
-printf '{ "CanonicalName": "debian-%s-aarch64", "Version": "%s" }\n' "$release" \
+# The Swift driver reads an SDK's SDKSettings.json (a "Version" of the form N.N) and warns at every
+# compile when there is none.
+printf '{ "CanonicalName": "debian-%s-aarch64", "Version": "%s.0" }\n' "$release" \
     "$(cut -d. -f1 "$work/etc/debian_version")" >"$work/SDKSettings.json"
 
 rm -rf "$work"/var/cache/apt/archives/*.deb
