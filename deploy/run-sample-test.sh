@@ -16,7 +16,8 @@ stage_temporary_files+=("$log")
 setsid bash deploy/run-sample.sh >"$log" 2>&1 &
 sample=$!
 cleanup() { kill -INT -- -"$sample" 2>/dev/null || true; wait "$sample" 2>/dev/null || true; }
-trap 'cleanup; stages_report' EXIT
+# stages_report exits with the status it is entered with: the script's, not cleanup's.
+trap 'status=$?; cleanup; (exit "$status"); stages_report' EXIT
 
 fail() { echo "switchboard run-sample: FAIL: $*" >&2; echo "--- its output:" >&2; tail -30 "$log" >&2; exit 1; }
 ok() { echo "  ok    $*"; }
