@@ -13,7 +13,7 @@
 # Packages are installed only when missing (apt is not asked when everything is there, so an
 # offline machine that has them installs fine): the runtime libraries of the release (libgpiod3
 # on Debian 13 / Raspberry Pi OS Trixie, libgpiod2 on Debian 12 / Bookworm, libmosquitto1) and,
-# when building, the development packages.
+# when building, the development packages (with the C++ library's, for the static link).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source deploy/lib/packages.sh
@@ -44,7 +44,9 @@ if [[ -n $prebuilt ]]; then
     bin=$prebuilt
 else
     echo "switchboard: build and runtime packages"
-    ensure_packages "${switchboard_build_packages[@]}" "${runtime_packages[@]}"
+    # The static Swift runtime links libstdc++ (`-lstdc++`), whose development files Debian's
+    # swiftlang does not pull in: without them the link fails with "cannot find -lstdc++".
+    ensure_packages "${switchboard_build_packages[@]}" "$(libstdcxx_dev_package)" "${runtime_packages[@]}"
     command -v swift >/dev/null || {
         echo "switchboard: no swift on the PATH: install Swift 6 (Debian 13: apt-get install swiftlang; see the README), or give --prebuilt DIR" >&2
         exit 1

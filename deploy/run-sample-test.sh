@@ -3,22 +3,25 @@
 # the CLI and MQTT clients against what it started — the daemon on the sample devices.json, and the
 # broker set up as deploy/mosquitto ships it (no anonymous clients, the shipped ACL). Ctrl-C (SIGINT)
 # stops both. Each check says what it expected and what it saw; the first failure ends the run.
+# SWITCHBOARD_BIN=FOLDER runs the daemon and the CLI from FOLDER (as deploy/run-sample.sh does),
+# SWITCHBOARD_SAMPLE_LABEL names that build in the stage's name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source deploy/lib/stages.sh
 
-stage "README's run command: deploy/run-sample.sh"
+stage "README's run command: deploy/run-sample.sh${SWITCHBOARD_SAMPLE_LABEL:+ ($SWITCHBOARD_SAMPLE_LABEL)}"
 log=$(mktemp)
 stage_temporary_files+=("$log")
 # Its own process group, so that Ctrl-C reaches the script and the daemon as from a terminal.
 setsid bash deploy/run-sample.sh >"$log" 2>&1 &
 sample=$!
 cleanup() { kill -INT -- -"$sample" 2>/dev/null || true; wait "$sample" 2>/dev/null || true; }
-trap 'cleanup; stages_report' EXIT
+# stages_report exits with the status it is entered with: the script's, not cleanup's.
+trap 'status=$?; cleanup; (exit "$status"); stages_report' EXIT
 
 fail() { echo "switchboard run-sample: FAIL: $*" >&2; echo "--- its output:" >&2; tail -30 "$log" >&2; exit 1; }
 ok() { echo "  ok    $*"; }
-bin=$(swift build --show-bin-path)
+bin=${SWITCHBOARD_BIN:-$(swift build --show-bin-path)}
 cli() { "$bin/switchboard" --socket .switchboard/switchboard.sock "$@"; }
 
 for _ in $(seq 600); do

@@ -6,16 +6,22 @@
 # made on the first run and kept in ./.switchboard/broker (mode 600), with the daemon's state and
 # control socket in ./.switchboard. Stop with Ctrl-C: the daemon stops cleanly, then the broker.
 #   SWITCHBOARD_SAMPLE_PORT=N   the broker's port instead
+#   SWITCHBOARD_BIN=FOLDER      switchboardd, switchboard and home-controls from FOLDER (built
+#                               elsewhere, as the arm64 build run under qemu-user) instead of here
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source deploy/lib/packages.sh
 ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}" mosquitto mosquitto-clients openssl
 
-swift build --product switchboardd
-swift build --product switchboard
-swift build --product home-controls     # the sample's control extension, found beside switchboardd
-bin="$(swift build --show-bin-path)"
+if [[ -n ${SWITCHBOARD_BIN:-} ]]; then
+    bin=$SWITCHBOARD_BIN
+else
+    swift build --product switchboardd
+    swift build --product switchboard
+    swift build --product home-controls     # the sample's control extension, found beside switchboardd
+    bin="$(swift build --show-bin-path)"
+fi
 state=$PWD/.switchboard
 broker=$state/broker
 mkdir -p "$broker"

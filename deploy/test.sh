@@ -4,6 +4,7 @@
 # builds README's ControlKit example as a package of its own (Tests/Packages/ReadmeExample), runs
 # the whole suite, then the same suite in the Debian 13 (Trixie) userland with Debian's Swift,
 # libgpiod 2.x and mosquitto 2.0.21 (deploy/debian13/test.sh; skipped on Debian 13 itself), the
+# arm64 cross builds and the arm64 daemon on the sample under qemu-user (deploy/arm64/test.sh), the
 # daemon against a real Home Assistant Core in the Debian 13 root (deploy/homeassistant/test.sh), the
 # hardware-in-the-loop stage (the kernel GPIO tests in a qemu VM with gpio-sim, with both
 # libgpiods; see deploy/hil/test.sh), deploy/install.sh and the systemd unit under systemd in that
@@ -44,6 +45,9 @@ stage_end
 bash deploy/run-sample-test.sh
 
 bash deploy/debian13/test.sh
+# arm64, as every 64-bit Raspberry Pi: cross-compiled with Debian 13's Swift against Debian 13's and
+# Debian 12's arm64 userland, and the release binaries run on the sample under qemu-user.
+bash deploy/arm64/test.sh
 # This machine's daemon and CLI (built above) against Home Assistant Core from PyPI, run in the
 # Debian 13 root on its Python 3.13 (the venv is cached there after the first run).
 SWITCHBOARD_BIN=$(swift build --show-bin-path) bash deploy/homeassistant/test.sh

@@ -34,8 +34,9 @@ switchboard_build_packages=(pkg-config libgpiod-dev libmosquitto-dev)
 switchboard_runtime_packages=("$(libgpiod_runtime_package)" libmosquitto1 gpiod)
 
 # The C++ standard library's development files for the system's gcc (libstdc++-12-dev on Bookworm,
-# libstdc++-14-dev on Trixie): libFuzzer links against libstdc++. swift.org's toolchain lists it
-# among its dependencies; Debian's swiftlang does not pull it in.
+# libstdc++-14-dev on Trixie): libFuzzer and the static Swift runtime (`--static-swift-stdlib`,
+# deploy/install.sh's build) link against libstdc++. swift.org's toolchain lists it among its
+# dependencies; Debian's swiftlang does not pull it in.
 libstdcxx_dev_package() {
     local version
     version=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
