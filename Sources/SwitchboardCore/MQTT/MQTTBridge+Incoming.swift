@@ -55,7 +55,7 @@ extension MQTTBridge {
                 throw ControlError(.expired, placement: id, detail: "waited \(DurationText.format(waited)) for its turn, longer than mqtt.commandDeadline (\(DurationText.format(settings.commandDeadline))); it was not performed")
             }
             let performed = try await runtime.center.perform(id, command.request, authenticated: false, locked: arrived.locked)
-            log(.info, "mqtt: \(id) \(describe(command.request)) performed")
+            log.routine("mqtt: commands performed", "mqtt: \(id) \(describe(command.request)) performed")
             outcome = [("outcome", .string("performed")), ("valueText", performed.presentation.valueText.map(JSONValue.string) ?? .null)]
             if let dialog = performed.dialog { outcome.append(("dialog", .string(dialog))) }
             // A toggle's new value, for a node whose control drives this one: it shows it at once.

@@ -185,7 +185,11 @@ struct SocketSession {
             }
             if command.op == .perform || command.op == .lock || command.op == .unlock {
                 let what = command.id.map { "\(command.op.rawValue) \($0) \(command.request ?? "")" } ?? command.op.rawValue
-                daemon.log(reply.ok ? .info : .warning, reply.ok ? "cli: \(what)" : "cli: \(what) refused: \(reply.error?.message ?? "")")
+                if reply.ok, command.op == .perform {
+                    daemon.log.routine("cli: commands performed", "cli: \(what)")
+                } else {
+                    daemon.log(reply.ok ? .info : .warning, reply.ok ? "cli: \(what)" : "cli: \(what) refused: \(reply.error?.message ?? "")")
+                }
             }
             return socketReply
         }
