@@ -7,7 +7,8 @@ import Musl
 /// A file holding a secret (an MQTT password, a TLS private key), checked as ssh checks a private
 /// key and mosquitto its password file before anything in it is used:
 ///
-/// - it is opened as named; a symbolic link is followed, and what it leads to is checked;
+/// - it is opened as named; a symbolic link is followed only if the daemon's user or root owns
+///   the link (as the kernel's `protected_symlinks` has it), and what it leads to is checked;
 /// - it is a regular file (not a folder, a device, a pipe);
 /// - it is owned by the user the process runs as, or by root;
 /// - neither its group nor others may read, write or run it (mode `0600` or `0400`).
@@ -47,6 +48,13 @@ public enum SecretFile {
     /// Opens the file and checks what was opened (not the name, which may change meanwhile).
     private static func open(_ path: String, owner: uid_t) throws(SecretFileError) -> Int32 {
         let user = userName(owner)
+        // A link another user owns could be pointed at any file the daemon may read (a root
+        // daemon's own private keys): not followed.
+        var link = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, link.st_uid != owner, link.st_uid != 0 {
+            throw SecretFileError(path: path, problem: "is a symbolic link owned by \(userName(link.st_uid)), who could point it at any file",
+                                  fix: "name the file itself, or make the link \(owner == 0 ? "root's" : "\(user)'s or root's") (chown -h \(user) \(path))")
+        }
         // O_NONBLOCK: a FIFO planted under the name is not waited on; O_NOCTTY: nor a terminal taken.
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else {

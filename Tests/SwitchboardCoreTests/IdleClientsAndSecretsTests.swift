@@ -128,6 +128,17 @@ struct IdleClientsAndSecretsTests {
             #expect(owned.status == 4)
             #expect(owned.stderr.contains("mqtt.passwordFile: \(others) is owned by "), "\(owned.stderr)")
             #expect(owned.stderr.contains("so another user controls this secret; chown \(user) \(others) && chmod 600 \(others)"), "\(owned.stderr)")
+
+            // Another user's link to the daemon's own private file (a root daemon's key, say):
+            // that user could point it anywhere, so it is not followed.
+            let own = try passwordFile(in: daemon, mode: 0o600)
+            let planted = daemon.directory + "/planted-link"
+            try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: own)
+            lchown(planted, 65534, 65534)
+            try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: planted))
+            let linked = await DaemonHarness.run(switchboard, ["check", daemon.configPath, "--simulate"])
+            #expect(linked.status == 4)
+            #expect(linked.stderr.contains("mqtt.passwordFile: \(planted) is a symbolic link owned by nobody, who could point it at any file; name the file itself"), "\(linked.stderr)")
         }
 
         // Missing: the real reason, not "(Success)".
