@@ -19,8 +19,9 @@ extension MQTTBridge {
     /// command above all — are handled at once, never queued behind a command that waits for them.
     /// In a lane only the newest command waits: those it replaces are answered `superseded`
     /// together, in one outcome event, so a flood of commands to a control costs one waiting
-    /// command, not a queue, and the node's answers do not queue behind a flood either. State messages of
-    /// other systems and nodes and the node's own retained echoes are handled on the thread too.
+    /// command, not a queue, and the node's answers do not queue behind a flood either. State
+    /// messages of other systems and nodes and the node's own retained echoes are handled on the
+    /// thread too.
     /// What needs the control center (a lock, a configuration, a reload, Home Assistant coming
     /// online) goes to the bridge's task, and whatever arrives after it waits its turn there, so
     /// that a command sent after a lock is decided under that lock.

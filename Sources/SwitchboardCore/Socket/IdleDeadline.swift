@@ -17,7 +17,8 @@ struct IdleDeadline<Instant: InstantProtocol> where Instant.Duration == Duration
     /// A complete request arrived: the connection is busy until it is answered.
     mutating func requestArrived() { answering = true }
 
-    /// The request was answered at `now`: the idle time starts again.
+    /// The request's reply is ready at `now`: the idle time starts again (waiting for the client
+    /// to take the reply is idle time).
     mutating func answered(at now: Instant) {
         answering = false
         idleSince = now

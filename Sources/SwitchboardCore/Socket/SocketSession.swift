@@ -66,9 +66,10 @@ struct SocketSession {
                     reply = await handle(line)
                 case .tooLong: reply = .failure(code: "lineTooLong", message: "a command line longer than \(Self.maximumLineLength) bytes was ignored")
                 }
-                let written = await writer.write(ControlLineProtocol.encodeLine(reply))
+                // Idle again from now: a client that never reads its replies is not answering,
+                // and is cut once the timeout passes with its reply unsent.
                 idle.withLock { $0.answered(at: clock.now) }
-                guard written else { break }
+                guard await writer.write(ControlLineProtocol.encodeLine(reply)) else { break }
             }
             group.cancelAll()
         }
