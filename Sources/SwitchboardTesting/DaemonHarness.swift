@@ -38,8 +38,9 @@ public final class DaemonHarness: @unchecked Sendable {
 
     /// Starts the daemon and waits until its socket answers.
     /// - Parameter wrapper: a command the daemon runs under, such as `["/usr/bin/prlimit", "--nofile=48"]`.
-    public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:], wrapper: [String] = []) async throws {
-        let arguments = ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath] + (simulatedGPIO ? ["--simulate"] : [])
+    /// - Parameter options: further options for the daemon, such as `["--socket-idle-timeout", "1s"]`.
+    public func start(timeout: Duration = .seconds(20), environment: [String: String] = [:], wrapper: [String] = [], options: [String] = []) async throws {
+        let arguments = ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath] + (simulatedGPIO ? ["--simulate"] : []) + options
         let daemon = BuiltProducts.path(of: program)
         let process = try ChildProcess(
             wrapper.first ?? daemon, wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [daemon] + arguments,

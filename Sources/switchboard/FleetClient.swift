@@ -167,11 +167,11 @@ final class FleetClient: Sendable {
                     if message.topic == topics.status { offline = message.text == "offline" }
                     if message.topic == topics.control(id), !sent {
                         guard !offline else { return .failure(FleetError("\(node) is offline; its controls cannot be performed until it is back", exit: 1)) }
-                        title = (try? CheckedJSON.decode(ControlPresentation.self, from: Data(message.payload)))?.title
+                        title = RemoteText.presentation(message.payload)?.title
                         connection.publish(MQTTMessage(topic: topics.set(id), text: payload, qos: 1))
                         sent = true
                     }
-                    if message.topic == topics.result(id), let result = try? JSONValue.parse(Data(message.payload)),
+                    if message.topic == topics.result(id), let result = RemoteText.json(message.payload),
                        result["transaction"] == .string(transaction) {
                         return .success((title, result))
                     }
@@ -224,7 +224,7 @@ private final class FleetPicture: Sendable {
         let parts = message.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let prefixParts = prefix.split(separator: "/").count
         guard parts.count > prefixParts + 1 else { return }
-        let node = parts[prefixParts], rest = Array(parts[(prefixParts + 1)...])
+        let node = RemoteText.sanitized(parts[prefixParts]), rest = Array(parts[(prefixParts + 1)...])
         let changed = state.withLock { state -> Bool in
             state.last = ContinuousClock.now
             let before = state.nodes[node]
@@ -233,8 +233,8 @@ private final class FleetPicture: Sendable {
             case "status": entry.online = message.text == "online"
             case "lock": entry.locked = message.text == "LOCKED"
             case "controls" where rest.count == 2:
-                entry.controls.removeAll { $0.id == rest[1] }
-                if !message.payload.isEmpty, let presentation = try? CheckedJSON.decode(ControlPresentation.self, from: Data(message.payload)) {
+                entry.controls.removeAll { $0.id == RemoteText.sanitized(rest[1]) }
+                if !message.payload.isEmpty, let presentation = RemoteText.presentation(message.payload) {
                     entry.controls.append(presentation)
                 }
             default: return false
@@ -251,5 +251,33 @@ private final class FleetPicture: Sendable {
     /// The nodes by name, each node's controls by id.
     var nodes: [FleetNode] {
         state.withLock { $0.nodes.values }.sorted { $0.node < $1.node }
+    }
+}
+
+/// The one door through which another node's text comes into the CLI: its name, its controls'
+/// presentations and its results, each string (and key) made safe for a terminal
+/// (``TerminalText``) before anything prints it, so a node cannot send escape sequences to the
+/// screen of whoever looks at the fleet.
+enum RemoteText {
+    static func sanitized(_ text: String) -> String { TerminalText.sanitized(text) }
+
+    /// A JSON payload with every string sanitised; nil if it is not JSON.
+    static func json(_ payload: [UInt8]) -> JSONValue? {
+        (try? JSONValue.parse(Data(payload))).map(sanitized)
+    }
+
+    /// A control's presentation as a node published it, its texts sanitised.
+    static func presentation(_ payload: [UInt8]) -> ControlPresentation? {
+        guard let value = json(payload) else { return nil }
+        return try? CheckedJSON.decode(ControlPresentation.self, from: Data(value.jsonLine.utf8))
+    }
+
+    static func sanitized(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): .string(sanitized(text))
+        case .array(let elements): .array(elements.map(sanitized))
+        case .object(let members): .object(members.map { (key: sanitized($0.key), value: sanitized($0.value)) })
+        case .null, .bool, .number: value
+        }
     }
 }

@@ -37,8 +37,11 @@ struct SocketClient {
         var out = Array((line + "\n").utf8)
         var offset = 0
         while offset < out.count {
-            let written = out[offset...].withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard written > 0 else { throw Unreachable(path: path, reason: "the connection closed") }
+            // MSG_NOSIGNAL: a daemon that refused the connection (busy) and closed it answers
+            // EPIPE here instead of killing the CLI with SIGPIPE; its reason is read below.
+            let written = out[offset...].withUnsafeMutableBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { break }
             offset += written
         }
         var reply: [UInt8] = []

@@ -5,6 +5,7 @@ import Foundation
 import ControlKitCore
 import SwitchboardCore
 import SwitchboardGPIO
+import SwitchboardSupport
 
 let usage = """
 usage: switchboard [--socket PATH] <command> [arguments]
@@ -369,12 +370,23 @@ case "check":
                 problems.append(ConfigurationProblem(path, "\(error) (add --simulate to check against simulated chips)"))
             }
         }
-        // The daemon reads these at start and stops if it cannot: say so now.
-        for (path, readable) in [("mqtt.passwordFile", configuration.mqtt?.passwordFile), ("mqtt.tls.caFile", configuration.mqtt?.tls?.caFile),
-                                 ("mqtt.tls.certificateFile", configuration.mqtt?.tls?.certificateFile), ("mqtt.tls.keyFile", configuration.mqtt?.tls?.keyFile)] {
+        // The daemon reads these at start and stops if it cannot: say so now. The secrets are
+        // checked as the daemon checks them (owner and mode, SecretFile), the others for reading.
+        let asServiceUser = "the daemon must be able to use it: as the service user, run this check with sudo -u switchboard"
+        for (path, secret) in [("mqtt.passwordFile", configuration.mqtt?.passwordFile), ("mqtt.tls.keyFile", configuration.mqtt?.tls?.keyFile)] {
+            guard let secret else { continue }
+            do throws(SecretFileError) {
+                try SecretFile.check(secret)
+            } catch {
+                problems.append(ConfigurationProblem(path, "\(error) (\(asServiceUser))"))
+            }
+        }
+        for (path, readable) in [("mqtt.tls.caFile", configuration.mqtt?.tls?.caFile), ("mqtt.tls.certificateFile", configuration.mqtt?.tls?.certificateFile)] {
             guard let readable, access(readable, R_OK) != 0 else { continue }
+            // errno first: getpwuid may change it.
+            let reason = String(cString: strerror(errno))
             let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(geteuid())"
-            problems.append(ConfigurationProblem(path, "\(readable) cannot be read by \(user) (\(String(cString: strerror(errno)))); the daemon must be able to read it: as the service user, run this check with sudo -u switchboard"))
+            problems.append(ConfigurationProblem(path, "\(readable) cannot be read by \(user) (\(reason)); \(asServiceUser)"))
         }
         if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
         try ConfigurationLoader.validateLines(configuration, chips: chips, locations: locations, file: file)

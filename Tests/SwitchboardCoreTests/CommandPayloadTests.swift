@@ -83,8 +83,8 @@ import Testing
 }
 
 @Suite struct CommandLaneTests {
-    func command(_ transaction: Int) -> ArrivedCommand {
-        ArrivedCommand(command: CommandPayload(request: .press, transaction: .number(Double(transaction))), at: OffsetInstant(offset: .zero), locked: false)
+    func command(_ transaction: Int?) -> ArrivedCommand {
+        ArrivedCommand(command: CommandPayload(request: .press, transaction: transaction.map { .number(Double($0)) }), at: OffsetInstant(offset: .zero), locked: false)
     }
 
     /// The lane's task takes the waiting command with every command it replaced, all older than
@@ -92,12 +92,32 @@ import Testing
     @Test func theWaitingCommandIsTakenWithThoseItReplacedAndNoNewer() {
         let lane = CommandLane()
         #expect(lane.take().next == nil)
-        for transaction in 1...3 { lane.add(command(transaction)) }
-        let (replaced, next) = lane.take()
-        lane.add(command(4))
-        #expect(replaced.map(\.command.transaction) == [.number(1), .number(2)])
-        #expect(next?.command.transaction == .number(3))
+        for transaction in 1...3 { #expect(lane.add(command(transaction)) == nil) }
+        let turn = lane.take()
+        _ = lane.add(command(4))
+        #expect(turn.answers.map(\.command.transaction) == [.number(1), .number(2)])
+        #expect(turn.superseded == 2 && turn.newestSuperseded?.command.transaction == .number(2))
+        #expect(turn.next?.command.transaction == .number(3))
         let after = lane.take()
-        #expect(after.replaced.isEmpty && after.next?.command.transaction == .number(4))
+        #expect(after.answers.isEmpty && after.superseded == 0 && after.next?.command.transaction == .number(4))
+    }
+
+    /// A flood costs a count, not a queue: replaced commands that asked for no answer are only
+    /// counted, and past the lane's limit the oldest awaited answer is handed back at once.
+    @Test func aFloodIsCountedAndItsAwaitedAnswersAreBounded() {
+        let lane = CommandLane()
+        for _ in 0..<100_000 { #expect(lane.add(command(nil)) == nil) }
+        let limit = CommandLane.maximumWaitingAnswers
+        var handedBack: [JSONValue?] = []
+        for transaction in 0...(limit + 2) {
+            if let overflow = lane.add(command(transaction)) { handedBack.append(overflow.command.transaction) }
+        }
+        // The first with a transaction replaced the last without one; then 0…limit+1 were replaced.
+        #expect(handedBack == [.number(0), .number(1)])
+        let turn = lane.take()
+        #expect(turn.superseded == 100_000 + limit + 2)
+        #expect(turn.answers.count == limit && turn.answers.first?.command.transaction == .number(2))
+        #expect(turn.newestSuperseded?.command.transaction == .number(Double(limit + 1)))
+        #expect(turn.next?.command.transaction == .number(Double(limit + 2)))
     }
 }

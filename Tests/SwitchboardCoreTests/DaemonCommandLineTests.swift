@@ -50,7 +50,7 @@ import Testing
 
     @Test func usageNamesTheProgramAndListsCompiledKinds() {
         let plain = DaemonCommandLine(program: "switchboardd").usage
-        #expect(plain.hasPrefix("usage: switchboardd [--config PATH] [--simulate] [--state-dir DIR] [--socket PATH] [--verbose]\n\nRuns the controls of a devices.json on this board's GPIO and MQTT.\n\n  --config PATH"))
+        #expect(plain.hasPrefix("usage: switchboardd [--config PATH] [--simulate] [--state-dir DIR] [--socket PATH] [--socket-idle-timeout D] [--verbose]\n\nRuns the controls of a devices.json on this board's GPIO and MQTT.\n\n  --config PATH"))
         #expect(!plain.contains("Swift controls"))
         let embedding = DaemonCommandLine(program: "porch-daemon", swiftKinds: ["com.example.PorchLight"]).usage
         #expect(embedding.hasPrefix("usage: porch-daemon [--config PATH]"))

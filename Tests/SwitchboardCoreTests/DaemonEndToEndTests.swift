@@ -148,7 +148,7 @@ struct DaemonEndToEndTests {
         try daemon.writeConfiguration(Self.sample.replacingOccurrences(of: #""discovery": true"#, with: #""discovery": true, "username": "garage", "passwordFile": "/nonexistent/mqtt-password""#))
         let unreadable = await DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath, "--simulate"])
         #expect(unreadable.status == 4)
-        #expect(unreadable.stderr.contains("mqtt.passwordFile: /nonexistent/mqtt-password cannot be read by "), "\(unreadable.stderr)")
+        #expect(unreadable.stderr.contains("mqtt.passwordFile: /nonexistent/mqtt-password does not exist (No such file or directory); create it, owned by "), "\(unreadable.stderr)")
     }
 
     @Test func killDuringToggleStreamRestoresTheLastAcknowledgedState() async throws {

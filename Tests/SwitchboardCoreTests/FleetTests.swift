@@ -139,6 +139,7 @@ struct FleetTests {
         let broker = try MosquittoBroker(users: ["garage-pi": "node-secret", "house-admin": "admin-secret"], aclFile: acl)
         let daemon = try DaemonHarness(configuration: "")
         try "node-secret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
+        chmod(daemon.directory + "/mqtt-password", 0o600)
         try "admin-secret\n".write(toFile: daemon.directory + "/admin-password", atomically: true, encoding: .utf8)
         try daemon.writeConfiguration(try Self.node("garage-pi", port: broker.port, passwordFile: daemon.directory + "/mqtt-password"))
         try await daemon.start()

@@ -51,7 +51,11 @@ public struct ControlCommandHandler: Sendable {
             )
         case .configure:
             let id = try required(command.id, "id", for: command.op)
-            reply.presentation = try await center.configure(id, configuration: command.configuration ?? [:])
+            // Without a configuration there is nothing to change: say so instead of answering ok.
+            guard let configuration = command.configuration, !configuration.isEmpty else {
+                throw ControlError(.wrongRequest, placement: id, detail: "\"configure\" needs \"configuration\", the parameters to set, such as {\"op\":\"configure\",\"id\":\"\(id)\",\"configuration\":{\"device\":\"porch\"}}; \"parameters\" with the control's kind lists them (switchboard configure \(id) --device D)")
+            }
+            reply.presentation = try await center.configure(id, configuration: configuration)
         case .remove:
             try await center.remove(try required(command.id, "id", for: command.op))
         case .perform:

@@ -32,7 +32,7 @@ public struct DaemonCommandLine: Sendable {
 
         """
         return """
-        usage: \(program) [--config PATH] [--simulate] [--state-dir DIR] [--socket PATH] [--verbose]
+        usage: \(program) [--config PATH] [--simulate] [--state-dir DIR] [--socket PATH] [--socket-idle-timeout D] [--verbose]
 
         Runs the controls of a devices.json on this board's GPIO and MQTT.
         \(compiled)
@@ -40,6 +40,8 @@ public struct DaemonCommandLine: Sendable {
           --simulate        use simulated GPIO chips instead of /dev/gpiochip*
           --state-dir DIR   where outputs, placements and timers are kept (default /var/lib/switchboard)
           --socket PATH     the local control socket (default /run/switchboard/switchboard.sock)
+          --socket-idle-timeout D
+                            close a socket connection that sent no complete request for D (default 30s)
           --verbose         log debug lines too
           --version         print the version and the libraries it was built with
           -h, --help        show this help
@@ -69,6 +71,11 @@ public struct DaemonCommandLine: Sendable {
                 case "--state-dir": options.stateDirectory = value
                 default: options.socketPath = value
                 }
+            case "--socket-idle-timeout":
+                guard let text = value(), let timeout = DurationText.parse(text), timeout > .zero else {
+                    return .usageError("--socket-idle-timeout needs a duration such as 30s or 500ms")
+                }
+                options.socketIdleTimeout = timeout
             case "--simulate": options.simulate = true
             case "--verbose": verbose = true
             case "-h", "--help": return .help

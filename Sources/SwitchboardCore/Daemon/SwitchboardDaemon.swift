@@ -17,6 +17,9 @@ public struct DaemonOptions: Sendable {
     public var simulate = false
     public var stateDirectory = "/var/lib/switchboard"
     public var socketPath = "/run/switchboard/switchboard.sock"
+    /// How long a socket connection may go without a complete request (while none is being
+    /// answered) before it is closed, so that idle connections cannot use up a user's places.
+    public var socketIdleTimeout = SocketSession.defaultIdleTimeout
 
     public init() {}
 }

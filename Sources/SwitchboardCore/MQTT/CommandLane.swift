@@ -1,18 +1,31 @@
 import SwitchboardSupport
 
-/// One control's commands on their way: at most one waits; those it replaced wait to be
-/// answered `superseded` in their turn.
+/// One control's commands on their way: at most one waits. Those it replaced are kept only as
+/// far as their answers need: each that carried a transaction (its sender waits for its `/result`),
+/// up to ``maximumWaitingAnswers``, and otherwise a count. So a flood of commands to a control
+/// costs one waiting command and a number, not a queue.
 final class CommandLane: Sendable {
-    private struct State {
-        var waiting: ArrivedCommand?
-        /// Replaced commands, oldest first: every one older than `waiting`.
-        var replaced: [ArrivedCommand] = []
+    /// At most this many replaced commands wait for their `superseded` answer in the lane; past
+    /// it, the oldest is handed back to be answered at once.
+    static let maximumWaitingAnswers = 1_024
+
+    /// What the lane's task takes at once: the command to perform and what it replaced.
+    struct Turn: Sendable {
+        /// Replaced commands that carried a transaction, oldest first: every one older than `next`.
+        var answers: [ArrivedCommand] = []
+        /// How many commands were replaced in all (those in `answers`, those answered at once
+        /// when the lane was full, and those that asked for no answer).
+        var superseded = 0
+        /// The newest replaced command, for the one outcome event that reports them all.
+        var newestSuperseded: ArrivedCommand?
+        /// The command to perform now, if one waits.
+        var next: ArrivedCommand?
     }
 
     // Invariant: a command replaces the waiting one, and the lane's task takes the waiting one
     // with those it replaced, under the lock: what it answers `superseded` is always older than
     // what it performs next, and a command that comes meanwhile waits for the next turn.
-    private let state = Locked(State())
+    private let state = Locked(Turn())
     private let ring: AsyncStream<Void>.Continuation
     /// Rings once a command waits (rings while the task is busy collapse into one).
     let doorbell: AsyncStream<Void>
@@ -22,19 +35,28 @@ final class CommandLane: Sendable {
     }
 
     /// Queues a command in place of the one waiting, if any.
-    func add(_ command: ArrivedCommand) {
-        state.withLock { state in
-            if let older = state.waiting { state.replaced.append(older) }
-            state.waiting = command
+    /// - Returns: a replaced command that carried a transaction and no longer fits in the lane:
+    ///   the caller answers it `superseded` at once.
+    func add(_ command: ArrivedCommand) -> ArrivedCommand? {
+        let overflow = state.withLock { state -> ArrivedCommand? in
+            defer { state.next = command }
+            guard let older = state.next else { return nil }
+            state.superseded += 1
+            state.newestSuperseded = older
+            guard older.command.transaction != nil else { return nil }
+            state.answers.append(older)
+            guard state.answers.count > Self.maximumWaitingAnswers else { return nil }
+            return state.answers.removeFirst()
         }
         ring.yield()
+        return overflow
     }
 
-    /// The command to perform now, if one waits, and those it replaced, oldest first.
-    func take() -> (replaced: [ArrivedCommand], next: ArrivedCommand?) {
+    /// The command to perform now, if one waits, and what it replaced.
+    func take() -> Turn {
         state.withLock { state in
-            defer { state = State() }
-            return (state.replaced, state.waiting)
+            defer { state = Turn() }
+            return state
         }
     }
 

@@ -23,8 +23,9 @@ final class CommandLanes: Sendable {
     }
 
     /// Queues a command in its control's lane (in place of the one waiting there, if any); false,
-    /// and nothing done, when the control has no lane and no more can be made.
-    func add(_ command: ArrivedCommand, to id: String) -> Bool {
+    /// and nothing done, when the control has no lane and no more can be made. A replaced command
+    /// that no longer fits in the lane is passed to `overflow` to be answered at once.
+    func add(_ command: ArrivedCommand, to id: String, overflow: (ArrivedCommand) -> Void) -> Bool {
         let lane = lanes.withLock { lanes -> CommandLane? in
             if let lane = lanes[id] { return lane }
             guard lanes.count < limit else { return nil }
@@ -33,23 +34,25 @@ final class CommandLanes: Sendable {
             newLane.yield(NewLane(id: id, lane: lane))
             return lane
         }
-        lane?.add(command)
-        return lane != nil
+        guard let lane else { return false }
+        if let answerNow = lane.add(command) { overflow(answerNow) }
+        return true
     }
 
     /// Serves each lane with a task of its own until ``finish()``: one control's commands one at
-    /// a time in the order they came, each replaced one answered (by `supersede`) just before the
-    /// command that replaced it is performed.
-    func run(perform: @escaping @Sendable (ArrivedCommand, String) async -> Void, supersede: @escaping @Sendable (ArrivedCommand, String) -> Void) async {
+    /// a time in the order they came, the ones replaced meanwhile answered together (by
+    /// `supersede`) just before the command that replaced them is performed.
+    func run(perform: @escaping @Sendable (ArrivedCommand, String) async -> Void, supersede: @escaping @Sendable (CommandLane.Turn, String) -> Void) async {
         await withDiscardingTaskGroup { group in
             for await new in newLanes {
                 group.addTask {
                     for await _ in new.lane.doorbell {
-                        let (replaced, next) = new.lane.take()
-                        for command in replaced { supersede(command, new.id) }
-                        if let next { await perform(next, new.id) }
+                        let turn = new.lane.take()
+                        if turn.superseded > 0 { supersede(turn, new.id) }
+                        if let next = turn.next { await perform(next, new.id) }
                     }
-                    for command in new.lane.take().replaced { supersede(command, new.id) }
+                    let last = new.lane.take()
+                    if last.superseded > 0 { supersede(last, new.id) }
                 }
             }
         }

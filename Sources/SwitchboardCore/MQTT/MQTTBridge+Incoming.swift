@@ -58,7 +58,7 @@ extension MQTTBridge {
                 throw ControlError(.expired, placement: id, detail: "waited \(DurationText.format(waited)) for its turn, longer than mqtt.commandDeadline (\(DurationText.format(settings.commandDeadline))); it was not performed")
             }
             let performed = try await runtime.center.perform(id, command.request, authenticated: false, locked: arrived.locked)
-            log(.info, "mqtt: \(id) \(describe(command.request)) performed")
+            log.routine("mqtt: commands performed", "mqtt: \(id) \(describe(command.request)) performed")
             outcome = [("outcome", .string("performed")), ("valueText", performed.presentation.valueText.map(JSONValue.string) ?? .null)]
             if let dialog = performed.dialog { outcome.append(("dialog", .string(dialog))) }
             // A toggle's new value, for a node whose control drives this one: it shows it at once.
@@ -74,15 +74,22 @@ extension MQTTBridge {
         publishOutcome(of: id, command.request, outcome)
     }
 
-    /// A command that a newer one to the same control replaced while it waited its turn: not
-    /// performed, and its sender told so.
-    func supersede(_ arrived: ArrivedCommand, id: String) {
+    /// Commands that a newer one to the same control replaced while they waited their turn: not
+    /// performed, and their senders told so: each that carried a transaction on `/result`, and all
+    /// of them in one `superseded` outcome event (with `"count"` when there were several), so that
+    /// a flood is not echoed one event per command.
+    /// - Parameter counted: false for a command answered at once because its lane was full: the
+    ///   lane counts it, and its turn's event reports it.
+    func supersede(_ turn: CommandLane.Turn, id: String, counted: Bool) {
         let outcome: [(key: String, value: JSONValue)] = [
             ("outcome", .string("superseded")), ("code", .string(ControlError.Code.superseded.rawValue)),
             ("error", .string("control \"\(id)\": a newer command to it arrived while this one waited; this one was not performed")),
         ]
-        if let transaction = arrived.command.transaction { publishResult(of: id, transaction, outcome) }
-        publishOutcome(of: id, arrived.command.request, outcome)
+        for arrived in turn.answers {
+            if let transaction = arrived.command.transaction { publishResult(of: id, transaction, outcome) }
+        }
+        guard counted, let newest = turn.newestSuperseded else { return }
+        publishOutcome(of: id, newest.command.request, outcome + (turn.superseded > 1 ? [("count", .number(Double(turn.superseded)))] : []))
     }
 
     /// Every command's outcome on `<base>/outcomes` (Home Assistant's command event entity): the

@@ -17,9 +17,11 @@ extension MQTTBridge {
     /// lane per control there: one control's commands run one at a time in the order they came,
     /// while other controls' commands, and every other message — the state topics that confirm a
     /// command above all — are handled at once, never queued behind a command that waits for them.
-    /// In a lane only the newest command waits: one it replaces is answered `superseded`, so a
-    /// flood of commands to a control costs one waiting command, not a queue. State messages of
-    /// other systems and nodes and the node's own retained echoes are handled on the thread too.
+    /// In a lane only the newest command waits: those it replaces are answered `superseded`
+    /// together, in one outcome event, so a flood of commands to a control costs one waiting
+    /// command, not a queue, and the node's answers do not queue behind a flood either. State
+    /// messages of other systems and nodes and the node's own retained echoes are handled on the
+    /// thread too.
     /// What needs the control center (a lock, a configuration, a reload, Home Assistant coming
     /// online) goes to the bridge's task, and whatever arrives after it waits its turn there, so
     /// that a command sent after a lock is decided under that lock.
@@ -38,7 +40,8 @@ extension MQTTBridge {
             // are read then too: what arrived while locked stays refused, and a command that
             // waits too long is dropped.
             guard let command = arrivedCommand(message), takeTransaction(of: command, message, to: id) else { return true }
-            guard lanes.add(command, to: id) else {
+            let added = lanes.add(command, to: id) { supersede(CommandLane.Turn(answers: [$0], superseded: 1), id: id, counted: false) }
+            guard added else {
                 // Taken in the bridge's task instead, where it arrives again.
                 forgetTransaction(of: command, to: id)
                 return false
@@ -62,7 +65,7 @@ extension MQTTBridge {
     func serveIncoming() async {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                await self.lanes.run(perform: { await self.handleCommand($0, id: $1) }, supersede: { self.supersede($0, id: $1) })
+                await self.lanes.run(perform: { await self.handleCommand($0, id: $1) }, supersede: { self.supersede($0, id: $1, counted: true) })
             }
             group.addTask {
                 for await message in self.connection.messages { await self.handleInTurn(message) }

@@ -141,10 +141,18 @@ public final class MQTTBridge: Sendable {
         configuration.maximumPacketSize = Self.maximumPacketSize
         configuration.cleanSession = settings.cleanSession
         if let file = settings.passwordFile {
-            guard let password = PasswordFile.read(file) else {
-                throw MQTTError(.configuration, call: "passwordFile", detail: "\(file) cannot be read; make it readable by the service user only (chmod 600)")
+            do throws(SecretFileError) {
+                configuration.password = try PasswordFile.readChecked(file)
+            } catch {
+                throw MQTTError(.configuration, call: "passwordFile", detail: error.description)
             }
-            configuration.password = password
+        }
+        if let key = settings.tls?.keyFile {
+            do throws(SecretFileError) {
+                try SecretFile.check(key)
+            } catch {
+                throw MQTTError(.configuration, call: "tls.keyFile", detail: error.description)
+            }
         }
         configuration.protocolV5 = settings.protocolVersion == "5"
         configuration.tlsCAFile = settings.tls?.caFile

@@ -43,7 +43,9 @@ public struct TopicContract: Sendable, Equatable {
     public let diagnostics: String
     /// The outcome of every command that came over MQTT, not retained:
     /// `{"event_type": "performed" | "refused" | "failed" | "expired" | "superseded", "control": …, "command": …}`
-    /// with `error` when it was not performed.
+    /// with `error` when it was not performed. The commands to one control that a newer one
+    /// replaced while they waited are reported together, in one `superseded` event naming the
+    /// newest of them, with `"count"` when there were several.
     public let outcomes: String
     /// Action button announcements (JSON with `phase`, `text`, `control`).
     public func actionButton(_ id: String) -> String { base + "/action-buttons/" + id }

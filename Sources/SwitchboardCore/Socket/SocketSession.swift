@@ -33,17 +33,45 @@ struct SocketSession {
     /// The longest simulated press: a press is a finger on a button, and holds its session.
     static let longestHold = Duration.seconds(60)
 
+    /// How long a connection may go without a complete request, unless the daemon is told otherwise.
+    static let defaultIdleTimeout = Duration.seconds(30)
+
+    /// Answers the connection's requests until it closes, or until it has been idle for the
+    /// daemon's `socketIdleTimeout` (``IdleDeadline``): then it is shut down and closed.
     func run() async {
         let writer = QueuedLineWriter(descriptor: descriptor, isSocket: true)
         defer { close(descriptor) }
-        for await read in FileDescriptorLines(descriptor: descriptor, maximumLineLength: Self.maximumLineLength) {
-            let reply: SocketReply
-            switch read {
-            case .line(let line) where line.isEmpty: continue
-            case .line(let line): reply = await handle(line)
-            case .tooLong: reply = .failure(code: "lineTooLong", message: "a command line longer than \(Self.maximumLineLength) bytes was ignored")
+        let clock = ContinuousClock()
+        let idle = Locked(IdleDeadline(timeout: daemon.options.socketIdleTimeout, openedAt: clock.now))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [descriptor, daemon] in
+                while !Task.isCancelled {
+                    switch idle.withLock({ $0.check(at: clock.now) }) {
+                    case .close:
+                        daemon.log(.debug, "socket: closed a connection idle for \(DurationText.format(daemon.options.socketIdleTimeout))")
+                        // The reader sees the end of the connection, and the session ends.
+                        shutdown(descriptor, Int32(SHUT_RDWR))
+                        return
+                    case .waitUntil(let instant):
+                        try? await clock.sleep(until: instant)
+                    }
+                }
             }
-            guard await writer.write(ControlLineProtocol.encodeLine(reply)) else { return }
+            for await read in FileDescriptorLines(descriptor: descriptor, maximumLineLength: Self.maximumLineLength) {
+                let reply: SocketReply
+                switch read {
+                case .line(let line) where line.isEmpty: continue
+                case .line(let line):
+                    idle.withLock { $0.requestArrived() }
+                    reply = await handle(line)
+                case .tooLong: reply = .failure(code: "lineTooLong", message: "a command line longer than \(Self.maximumLineLength) bytes was ignored")
+                }
+                // Idle again from now: a client that never reads its replies is not answering,
+                // and is cut once the timeout passes with its reply unsent.
+                idle.withLock { $0.answered(at: clock.now) }
+                guard await writer.write(ControlLineProtocol.encodeLine(reply)) else { break }
+            }
+            group.cancelAll()
         }
     }
 
@@ -158,7 +186,11 @@ struct SocketSession {
             }
             if command.op == .perform || command.op == .lock || command.op == .unlock {
                 let what = command.id.map { "\(command.op.rawValue) \($0) \(command.request ?? "")" } ?? command.op.rawValue
-                daemon.log(reply.ok ? .info : .warning, reply.ok ? "cli: \(what)" : "cli: \(what) refused: \(reply.error?.message ?? "")")
+                if reply.ok, command.op == .perform {
+                    daemon.log.routine("cli: commands performed", "cli: \(what)")
+                } else {
+                    daemon.log(reply.ok ? .info : .warning, reply.ok ? "cli: \(what)" : "cli: \(what) refused: \(reply.error?.message ?? "")")
+                }
             }
             return socketReply
         }
