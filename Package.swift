@@ -25,7 +25,9 @@ let package = Package(
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
     ],
     targets: [
-        .target(name: "SwitchboardSupport"),
+        // fork-to-exec in C for children that get only what they are given (ProcessSpawn).
+        .target(name: "CSpawn"),
+        .target(name: "SwitchboardSupport", dependencies: ["CSpawn"]),
         .target(name: "ControlKitCore", dependencies: ["SwitchboardSupport"]),
         .target(name: "ControlKit", dependencies: ["ControlKitCore"]),
 
