@@ -16,10 +16,21 @@ final class ExtensionSandboxTests {
     let folder: String
     var reportPath: String { folder + "/report" }
 
+    /// The hostile extension's executable: as nobody, a copy in ``folder``, which nobody can reach
+    /// wherever the build is.
+    let executable: String
+
     init() throws {
         folder = NSTemporaryDirectory() + "switchboard-hostile-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         chmod(folder, 0o777)
+        if Self.user != nil {
+            executable = folder + "/hostile-extension"
+            try FileManager.default.copyItem(atPath: BuiltProducts.path(of: "hostile-extension"), toPath: executable)
+            chmod(executable, 0o755)
+        } else {
+            executable = BuiltProducts.path(of: "hostile-extension")
+        }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }
@@ -45,7 +56,7 @@ final class ExtensionSandboxTests {
             { "id": "bomb", "control": "hostile.bomb", "space": "controlCenter" },
             { "id": "sneak", "control": "hostile.sneak", "space": "controlCenter" }
           ],
-          "extensions": [ { "id": "hostile", \(user) "executable": "\(BuiltProducts.path(of: "hostile-extension"))",
+          "extensions": [ { "id": "hostile", \(user) "executable": "\(executable)",
                             "arguments": ["--report", "\(reportPath)"], "devices": ["porch", "garage"], "timeout": "5s" } ]
         }
         """
