@@ -17,6 +17,9 @@ enum Libmosquitto {
             throw MQTTError(.configuration, call: "mosquitto_new", errno: Glibc.errno,
                             detail: "could not create a client (\(String(cString: strerror(Glibc.errno)))); a client id is needed when cleanSession is false")
         }
+        // Its socket pair (the loop's wake-up) is opened without close-on-exec and is not
+        // reachable through the API.
+        Descriptors.closeEveryOneOnExec()
         return handle
     }
 
@@ -117,6 +120,8 @@ enum Libmosquitto {
     private static func closeSocketOnExec(_ handle: OpaquePointer) {
         let descriptor = mosquitto_socket(handle)
         if descriptor >= 0 { Descriptors.closeOnExec(descriptor) }
+        // A reconnect may open its socket pair again.
+        Descriptors.closeEveryOneOnExec()
     }
 
     /// `mosquitto_disconnect`.

@@ -172,6 +172,18 @@ public enum Descriptors {
         fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
     }
 
+    /// Sets close-on-exec on every descriptor of this process above 2: after a library call that
+    /// opens descriptors without it and does not say which (libmosquitto's socket pair). Every
+    /// descriptor of this process should be close-on-exec, so it changes nothing else.
+    public static func closeEveryOneOnExec() {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor > 2 { closeOnExec(descriptor) }
+        }
+    }
+
     /// Sets close-on-exec on a descriptor another library opened (libmosquitto's socket).
     @discardableResult
     public static func closeOnExec(_ descriptor: Int32) -> Bool {

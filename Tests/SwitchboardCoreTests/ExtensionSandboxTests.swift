@@ -140,6 +140,34 @@ final class ExtensionSandboxTests {
         _ = connections
     }
 
+    /// The first line of defence, behind the child's closing of everything above 2: each of the
+    /// daemon's own descriptors (its broker connection, CLI connections, the readers' duplicates of
+    /// an extension's pipes) is close-on-exec, so that no program it starts in any way gets one.
+    @Test func everyDescriptorOfTheDaemonIsCloseOnExec() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("mqtt: connected") })
+        let connections = (0..<3).compactMap { _ in RawSocketConnection(path: daemon.socketPath) }
+        #expect(connections.count == 3)
+        let pid = try #require(daemon.pid)
+        // The connections are accepted by now (a status answered after them).
+        _ = await daemon.cli(["status"])
+        var inherited: [String] = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fdinfo")) ?? [] {
+            guard let number = Int32(entry), number > 2,
+                  let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(entry)", encoding: .utf8),
+                  let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }).flatMap({ Int($0.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8) })
+            else { continue }
+            if flags & Int(O_CLOEXEC) == 0 {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)")) ?? "?"
+                inherited.append("\(number) \(target)")
+            }
+        }
+        #expect(inherited.isEmpty, "a child would inherit: \(inherited)")
+        _ = connections
+    }
+
     @Test func aChildLeftBehindDiesWithItsExtensionAndSwitchesNothing() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
         try await daemon.start()
