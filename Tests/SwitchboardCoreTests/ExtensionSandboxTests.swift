@@ -54,7 +54,9 @@ final class ExtensionSandboxTests {
             { "id": "exit", "control": "hostile.exit", "space": "controlCenter" },
             { "id": "orphan", "control": "hostile.orphan", "space": "controlCenter" },
             { "id": "bomb", "control": "hostile.bomb", "space": "controlCenter" },
-            { "id": "sneak", "control": "hostile.sneak", "space": "controlCenter" }
+            { "id": "sneak", "control": "hostile.sneak", "space": "controlCenter" },
+            { "id": "sneak-porch", "control": "hostile.sneakPorch", "space": "controlCenter" },
+            { "id": "guarded", "control": "hostile.guarded", "space": "controlCenter" }
           ],
           "extensions": [ { "id": "hostile", \(user) "executable": "\(executable)",
                             "arguments": ["--report", "\(reportPath)"], "devices": ["porch", "garage"], "timeout": "5s" } ]
@@ -217,6 +219,8 @@ final class ExtensionSandboxTests {
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
         #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("mqtt: connected") })
+        // The extension's own control on the porch requires authentication too, once it drives it.
+        #expect(await daemon.cli(["press", "guarded"]).status == 0)
         #expect(await daemon.cli(["lock"]).status == 0)
         // The garage door requires authentication: over MQTT, while locked, it is refused…
         observer.publish("switchboard/sandbox/controls/garage/set", #"{"value": "ON", "transaction": "g1"}"#)
@@ -232,6 +236,11 @@ final class ExtensionSandboxTests {
         #expect(line.contains("refused: Switchboard is locked and Garage Door (\"garage\") is driven by \"garage-door\", which requires authentication"), "\(line)")
         #expect(line.contains("switchboard unlock"), "the refusal says what to do: \(line)")
         #expect(await output(daemon, "garage") == "off", "nothing moved")
+        observer.publish("switchboard/sandbox/controls/sneak-porch/set", #"{"value": "PRESS", "transaction": "p1"}"#)
+        #expect(await daemon.waitUntil { report.contains { $0.hasPrefix("sneak porch ") } })
+        let porch = report.last { $0.hasPrefix("sneak porch ") } ?? ""
+        #expect(porch.contains("refused: Switchboard is locked and Porch Light (\"porch\") is driven by \"hostile.guarded\""), "\(porch)")
+        #expect(await output(daemon, "porch") == "off")
         // The local CLI is authenticated: what it asks the extension to do is done, as its own
         // commands are.
         let local = await daemon.cli(["press", "sneak"])

@@ -45,7 +45,7 @@ public struct NodeDeviceService: DeviceService {
         guard settings.kind == .relay || settings.kind == .mqtt || settings.kind == .node else {
             throw DeviceError.wrongKind(Self.description(settings))
         }
-        try refuseWhileLocked(settings, runtime)
+        try await refuseWhileLocked(settings, runtime, for: kind)
         if let kind { runtime.readers.record(settings.id, readBy: kind) }
         let autoOff = runtime.configuration.controls.first { $0.autoOff != nil && ($0.device == settings.id || $0.devices.contains(settings.id)) }?.autoOff
         do {
@@ -60,7 +60,7 @@ public struct NodeDeviceService: DeviceService {
         guard settings.kind == .pulse || settings.kind == .node else {
             throw DeviceError.wrongKind(Self.description(settings))
         }
-        try refuseWhileLocked(settings, runtime)
+        try await refuseWhileLocked(settings, runtime, for: kind)
         do {
             try await runtime.hub.pulse(settings.id)
         } catch {
@@ -74,16 +74,21 @@ public struct NodeDeviceService: DeviceService {
     }
 
     /// Refuses a change, while the node is locked, of a device that a control requiring
-    /// authentication drives (its device, one of its devices, or a device of its scene), as the
-    /// CLI and MQTT refuse that control's command then.
-    private func refuseWhileLocked(_ device: DeviceSettings, _ runtime: NodeRuntime) throws {
+    /// authentication drives: a devices.json control (its device, one of its devices, a device of
+    /// its scene), or a placed Swift control whose action requires authentication and that reads
+    /// or drives the device (the call's own kind among them), as the CLI and MQTT refuse that
+    /// control's command then.
+    private func refuseWhileLocked(_ device: DeviceSettings, _ runtime: NodeRuntime, for kind: String?) async throws {
         guard obeysLock, !authenticated, runtime.center.isLockedNow else { return }
-        let guarding = runtime.configuration.controls.filter { control in
+        var guarding = runtime.configuration.controls.filter { control in
             control.requiresAuthentication
                 && (control.device == device.id || control.devices.contains(device.id) || control.scene?.contains { $0.device == device.id } == true)
+        }.map(\.kind)
+        for reader in Set(runtime.readers.kinds(reading: device.id) + (kind.map { [$0] } ?? [])).sorted() where !guarding.contains(reader) {
+            if await runtime.center.requiresAuthentication(kind: reader) { guarding.append(reader) }
         }
         guard !guarding.isEmpty else { return }
-        let kinds = guarding.map { "\"\($0.kind)\"" }.joined(separator: ", ")
+        let kinds = guarding.map { "\"\($0)\"" }.joined(separator: ", ")
         throw DeviceError(.notAllowed, "Switchboard is locked and \(device.name) (\"\(device.id)\") is driven by \(kinds), which requires authentication: \(caller) may change it only while unlocked (switchboard unlock) or while performing a command from the local CLI; nothing was done")
     }
 

@@ -5,10 +5,10 @@ import Glibc
 
 /// What a hostile button does when pressed.
 enum Attack: String, AppEnum {
-    case exit, orphan, bomb, sneak
+    case exit, orphan, bomb, sneak, sneakPorch
     static let typeDisplayRepresentation: TypeDisplayRepresentation = "Attack"
     static let caseDisplayRepresentations: [Attack: DisplayRepresentation] = [
-        .exit: "Exit", .orphan: "Orphan", .bomb: "Bomb", .sneak: "Sneak",
+        .exit: "Exit", .orphan: "Orphan", .bomb: "Bomb", .sneak: "Sneak", .sneakPorch: "Sneak Porch",
     ]
 }
 
@@ -58,14 +58,22 @@ struct Attempt: AppIntent {
             report("bomb \(count) \(failure)")
             return .result(dialog: "forked \(count)")
         case .sneak:
-            do {
-                try await Relay("garage").set(true)
-                report("sneak garage done")
-            } catch {
-                report("sneak garage refused: \(error)")
-                throw error
-            }
+            try await sneak(on: "garage")
             return .result(dialog: "sneaked")
+        case .sneakPorch:
+            try await sneak(on: "porch")
+            return .result(dialog: "sneaked")
+        }
+    }
+
+    /// Switches a device on, as if the extension had decided to.
+    func sneak(on device: String) async throws {
+        do {
+            try await Relay(device).set(true)
+            report("sneak \(device) done")
+        } catch {
+            report("sneak \(device) refused: \(error)")
+            throw error
         }
     }
 }
@@ -87,6 +95,26 @@ struct ExitButton: AttackButton { static let attack = Attack.exit }
 struct OrphanButton: AttackButton { static let attack = Attack.orphan }
 struct BombButton: AttackButton { static let attack = Attack.bomb }
 struct SneakButton: AttackButton { static let attack = Attack.sneak }
+struct SneakPorchButton: AttackButton { static let attack = Attack.sneakPorch }
+
+/// The extension's own control on the porch, which requires authentication: the porch is guarded
+/// by the lock once it has driven it.
+struct GuardPorch: AppIntent {
+    static let title: LocalizedStringResource = "Porch Off"
+    static let authenticationPolicy: IntentAuthenticationPolicy = .requiresAuthentication
+    func perform() async throws -> some IntentResult {
+        try await Relay("porch").set(false)
+        return .result()
+    }
+}
+
+struct GuardedPorchButton: ControlWidget {
+    var body: some ControlWidgetConfiguration {
+        StaticControlConfiguration(kind: "hostile.guarded") {
+            ControlWidgetButton(action: GuardPorch()) { Label("Porch Off", systemImage: "lock") }
+        }
+    }
+}
 
 struct HostileExtension: WidgetBundle {
     var body: some Widget {
@@ -94,5 +122,7 @@ struct HostileExtension: WidgetBundle {
         OrphanButton()
         BombButton()
         SneakButton()
+        SneakPorchButton()
+        GuardedPorchButton()
     }
 }

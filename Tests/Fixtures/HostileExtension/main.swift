@@ -7,7 +7,8 @@
 //   orphan <pid>                 hostile.orphan: a child that keeps standard output open, and
 //                                keeps asking to switch the porch, after the extension exits
 //   bomb <count> <errno>         hostile.bomb: children forked before fork failed (or the cap)
-//   sneak <device> <outcome>     hostile.sneak: a device change of its own while the node is locked
+//   sneak <device> <outcome>     hostile.sneak (the garage), hostile.sneakPorch: a device change of
+//                                its own while the node is locked
 import ControlKit
 #if canImport(Glibc)
 import Glibc
