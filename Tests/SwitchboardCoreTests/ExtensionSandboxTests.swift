@@ -8,32 +8,29 @@ import Testing
 /// until it cannot, and changes a device the lock guards. As root the daemon runs it as `nobody`
 /// (its own user: its task limit holds); otherwise as the tests' own user.
 @Suite(.serialized, .timeLimit(.minutes(3)))
-final class ExtensionSandboxTests {
+struct ExtensionSandboxTests {
     /// The user the hostile extension runs as: nobody when the tests run as root.
     static let user: String? = geteuid() == 0 ? "nobody" : nil
 
     /// A folder anyone may write, for the extension's report (it may run as nobody).
-    let folder: String
+    let temporary: TemporaryFolder
+    var folder: String { temporary.path }
     var reportPath: String { folder + "/report" }
-
     /// The hostile extension's executable: as nobody, a copy in ``folder``, which nobody can reach
     /// wherever the build is.
     let executable: String
 
     init() throws {
-        folder = NSTemporaryDirectory() + "switchboard-hostile-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        chmod(folder, 0o777)
+        temporary = try TemporaryFolder()
+        chmod(temporary.path, 0o777)
         if Self.user != nil {
-            executable = folder + "/hostile-extension"
+            executable = temporary.path + "/hostile-extension"
             try FileManager.default.copyItem(atPath: BuiltProducts.path(of: "hostile-extension"), toPath: executable)
             chmod(executable, 0o755)
         } else {
             executable = BuiltProducts.path(of: "hostile-extension")
         }
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     func configuration(port: Int? = nil) -> String {
         let mqtt = port.map { #""mqtt": { "host": "127.0.0.1", "port": \#($0) },"# } ?? ""
