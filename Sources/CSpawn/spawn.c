@@ -114,6 +114,11 @@ int sb_spawn_file_actions_closefrom(posix_spawn_file_actions_t *actions, int low
 #endif
 }
 
+int sb_can_set_limits(void) {
+    struct rlimit limit;
+    return getrlimit(RLIMIT_CORE, &limit) == 0 && setrlimit(RLIMIT_CORE, &limit) == 0;
+}
+
 int sb_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
 
 int sb_accept_cloexec(int listener, int nonblocking) {

@@ -142,6 +142,10 @@ public struct ResourceLimit: Sendable, Hashable, CustomStringConvertible {
         return (soft == .max ? nil : soft, hard == .max ? nil : hard)
     }
 
+    /// Whether this process may set limits at all (a child inherits that): a seccomp filter such
+    /// as systemd's `SystemCallFilter=~@resources` forbids `setrlimit`.
+    public static var canBeSet: Bool { sb_can_set_limits() != 0 }
+
     public var description: String {
         switch resource {
         case .tasks: "tasks \(value)"

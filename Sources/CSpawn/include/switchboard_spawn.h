@@ -30,6 +30,11 @@ enum { SB_LIMIT_TASKS = 6, SB_LIMIT_MEMORY = 9, SB_LIMIT_FILES = 7, SB_LIMIT_COR
 /// `~0ULL` stands for unlimited; -1 (errno) when it cannot be read.
 int sb_get_limit(int resource, unsigned long long *soft, unsigned long long *hard);
 
+/// Whether this process may set limits at all: setrlimit of RLIMIT_CORE to its current value
+/// (which changes nothing) succeeds. A seccomp filter such as systemd's
+/// `SystemCallFilter=~@resources` makes it fail with EPERM.
+int sb_can_set_limits(void);
+
 /// pipe2(O_CLOEXEC): a pipe whose ends are closed on exec from the start. Returns 0 or -1 (errno).
 int sb_pipe_cloexec(int ends[2]);
 

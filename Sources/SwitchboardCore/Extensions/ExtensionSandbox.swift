@@ -80,8 +80,16 @@ struct ExtensionSandbox: Sendable {
         if geteuid() != 0 {
             limits = limits.map { limit in ResourceLimit(limit.resource, ResourceLimit.current(limit.resource).hard.map { min($0, limit.value) } ?? limit.value) }
         }
-        self.limits = limits
-        let shared = "no inherited descriptors, clean environment, own process group, limits: \(limits.map(\.description).joined(separator: ", "))\(taskNote)"
+        let limitsNote: String
+        if ResourceLimit.canBeSet {
+            self.limits = limits
+            limitsNote = "limits: \(limits.map(\.description).joined(separator: ", "))\(taskNote)"
+        } else {
+            // setrlimit is filtered (systemd's SystemCallFilter=~@resources): it would fail in the child.
+            self.limits = []
+            limitsNote = "no limits of its own (switchboardd may not set any here: setrlimit is not permitted)"
+        }
+        let shared = "no inherited descriptors, clean environment, own process group, \(limitsNote)"
         isolation = ownUser
             ? "own user \(name); \(shared)"
             : "same user as switchboardd (\(name)): not isolated from it (give it a \"user\" of its own, with switchboardd as root); \(shared)"
