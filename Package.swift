@@ -25,7 +25,9 @@ let package = Package(
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
     ],
     targets: [
-        .target(name: "SwitchboardSupport"),
+        // fork-to-exec in C for children that get only what they are given (ProcessSpawn).
+        .target(name: "CSpawn"),
+        .target(name: "SwitchboardSupport", dependencies: ["CSpawn"]),
         .target(name: "ControlKitCore", dependencies: ["SwitchboardSupport"]),
         .target(name: "ControlKit", dependencies: ["ControlKitCore"]),
 
@@ -78,6 +80,9 @@ let package = Package(
 
         // A control extension that misbehaves on demand, for the daemon's extension tests.
         .executableTarget(name: "faulty-extension", dependencies: ["ControlKit", "PushedControl"], path: "Tests/Fixtures/FaultyExtension"),
+        // A control extension that tries what an attacker's would (descriptors, environment, orphans,
+        // a fork bomb, device calls while locked), for the daemon's sandbox tests.
+        .executableTarget(name: "hostile-extension", dependencies: ["ControlKit"], path: "Tests/Fixtures/HostileExtension"),
         // A control that takes push reloads (`ControlPushHandler`), and a daemon embedding it.
         .target(name: "PushedControl", dependencies: ["ControlKit"], path: "Tests/Fixtures/PushedControl"),
         .executableTarget(name: "push-daemon", dependencies: ["PushedControl", "SwitchboardCore"], path: "Tests/Fixtures/PushDaemon"),
@@ -103,7 +108,7 @@ let package = Package(
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "home-controls", "porch-daemon", "push-daemon"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import CMosquitto
+import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,6 +17,9 @@ enum Libmosquitto {
             throw MQTTError(.configuration, call: "mosquitto_new", errno: Glibc.errno,
                             detail: "could not create a client (\(String(cString: strerror(Glibc.errno)))); a client id is needed when cleanSession is false")
         }
+        // Its socket pair (the loop's wake-up) is opened without close-on-exec and is not
+        // reachable through the API.
+        Descriptors.closeEveryOneOnExec()
         return handle
     }
 
@@ -101,11 +105,23 @@ enum Libmosquitto {
     static func connect(_ handle: OpaquePointer, host: String, port: Int, keepalive: Int) throws {
         try check(mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive)), "mosquitto_connect_async",
                   hint: "is the broker at \(host):\(port) running and reachable?")
+        closeSocketOnExec(handle)
     }
 
     /// `mosquitto_reconnect_async`.
     static func reconnect(_ handle: OpaquePointer) throws {
         try check(mosquitto_reconnect_async(handle), "mosquitto_reconnect_async", hint: "the broker is still unreachable")
+        closeSocketOnExec(handle)
+    }
+
+    /// Marks the connection's socket close-on-exec: some libmosquitto versions open it without
+    /// SOCK_CLOEXEC, and a child started meanwhile (a control extension) must not get the node's
+    /// broker connection.
+    private static func closeSocketOnExec(_ handle: OpaquePointer) {
+        let descriptor = mosquitto_socket(handle)
+        if descriptor >= 0 { Descriptors.closeOnExec(descriptor) }
+        // A reconnect may open its socket pair again.
+        Descriptors.closeEveryOneOnExec()
     }
 
     /// `mosquitto_disconnect`.

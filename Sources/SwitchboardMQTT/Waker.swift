@@ -1,3 +1,4 @@
+import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,15 +12,13 @@ final class Waker: Sendable {
 
     /// - Throws: ``MQTTError`` `.failed` when the process is out of descriptors.
     init() throws {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
+        guard let (reading, writing) = Descriptors.pipe() else {
             throw MQTTError(.failed, call: "pipe", errno: errno, detail: "no pipe for the MQTT connection's thread: \(String(cString: strerror(errno))); raise the open-file limit")
         }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        for end in [reading, writing] {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
-        (reading, writing) = (ends[0], ends[1])
+        (self.reading, self.writing) = (reading, writing)
     }
 
     deinit {

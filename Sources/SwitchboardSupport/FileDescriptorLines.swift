@@ -38,7 +38,7 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
         self.flow = flow
         // The source watches its own duplicate, closed once it is cancelled, so the caller may
         // close `original` whenever it likes.
-        let descriptor = dup(original)
+        let descriptor = Descriptors.duplicate(original)
         guard descriptor >= 0 else {
             continuation.finish()
             return
@@ -81,6 +81,13 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
             cancellation.cancel()
         }
         source.resume()
+    }
+
+    /// Stops reading: the sequence ends after the lines already read, even though the descriptor
+    /// is still open at its other end (a writer's child that kept it).
+    public func stop() {
+        flow.end()
+        flow.source?.cancel()
     }
 
     public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), flow: flow) }

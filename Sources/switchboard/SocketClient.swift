@@ -26,7 +26,7 @@ struct SocketClient {
     }
 
     func send(line: String) throws -> SocketReply {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Unreachable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         guard let address = UnixSocketAddress(path: path) else {

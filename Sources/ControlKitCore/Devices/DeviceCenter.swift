@@ -33,4 +33,8 @@ public final class DeviceCenter: Sendable {
     /// The control kind whose provider or intent runs in this task: device reads made for it make
     /// its controls reload when the device changes. Set by ``ControlCenter`` and the extension host.
     @TaskLocal public static var controlKind: String?
+
+    /// Whether the action performed in this task was asked for by an authenticated caller (the
+    /// local CLI), which may act while Switchboard is locked. Set by ``ControlCenter``.
+    @TaskLocal public static var performsAuthenticated = false
 }

@@ -37,7 +37,9 @@ extension ControlCenter {
         let scope = PerformScope(kind: kind)
         do {
             result = .success(try await PerformScope.$current.withValue(scope) {
-                try await DeviceCenter.$controlKind.withValue(kind) { try await snapshot.action.perform(newValue: newValue) }
+                try await DeviceCenter.$controlKind.withValue(kind) {
+                    try await DeviceCenter.$performsAuthenticated.withValue(authenticated) { try await snapshot.action.perform(newValue: newValue) }
+                }
             })
         } catch {
             result = .failure(error)

@@ -304,6 +304,12 @@ public actor ControlCenter {
         placed[id]?.snapshot?.action.authenticationPolicy.requiresAuthentication ?? false
     }
 
+    /// Whether a placed control of `kind` needs Switchboard unlocked (or an authenticated caller)
+    /// to act.
+    public func requiresAuthentication(kind: String) -> Bool {
+        (placementsOfKind[kind] ?? []).contains { requiresAuthentication($0) }
+    }
+
     // MARK: Lock
 
     /// Locks or unlocks Switchboard, and re-renders every control that shows it.

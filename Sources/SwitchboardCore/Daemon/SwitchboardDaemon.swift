@@ -79,7 +79,7 @@ public final class SwitchboardDaemon: Sendable {
         extensions = ExtensionHosts { settings in
             ExtensionHost(
                 settings: settings,
-                devices: NodeDeviceService(caller: "extension \"\(settings.id)\"", allowed: Set(settings.devices)) { me.withLock { $0.daemon }?.runtime },
+                devices: NodeDeviceService(caller: "extension \"\(settings.id)\"", allowed: Set(settings.devices), obeysLock: true) { me.withLock { $0.daemon }?.runtime },
                 log: log,
                 reload: { kinds in
                     guard let center = me.withLock({ $0.daemon })?.runtime?.center else { return }

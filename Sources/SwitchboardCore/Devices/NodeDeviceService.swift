@@ -11,10 +11,18 @@ public struct NodeDeviceService: DeviceService {
     let allowed: Set<String>?
     /// Who is calling, for messages (`extension "home"`).
     let caller: String
+    /// Whether the caller's changes obey the node's lock as every other door does (a control
+    /// extension's): while locked, a device that a control requiring authentication drives is
+    /// not changed, unless ``authenticated``.
+    let obeysLock: Bool
+    /// Whether the caller acts for an authenticated request now (a control extension performing
+    /// an action the local CLI asked for), which may change such a device while locked.
+    public var authenticated = false
 
-    public init(caller: String, allowed: Set<String>?, runtime: @escaping @Sendable () -> NodeRuntime?) {
+    public init(caller: String, allowed: Set<String>?, obeysLock: Bool = false, runtime: @escaping @Sendable () -> NodeRuntime?) {
         self.caller = caller
         self.allowed = allowed
+        self.obeysLock = obeysLock
         self.runtime = runtime
     }
 
@@ -37,6 +45,7 @@ public struct NodeDeviceService: DeviceService {
         guard settings.kind == .relay || settings.kind == .mqtt || settings.kind == .node else {
             throw DeviceError.wrongKind(Self.description(settings))
         }
+        try await refuseWhileLocked(settings, runtime, for: kind)
         if let kind { runtime.readers.record(settings.id, readBy: kind) }
         let autoOff = runtime.configuration.controls.first { $0.autoOff != nil && ($0.device == settings.id || $0.devices.contains(settings.id)) }?.autoOff
         do {
@@ -51,6 +60,7 @@ public struct NodeDeviceService: DeviceService {
         guard settings.kind == .pulse || settings.kind == .node else {
             throw DeviceError.wrongKind(Self.description(settings))
         }
+        try await refuseWhileLocked(settings, runtime, for: kind)
         do {
             try await runtime.hub.pulse(settings.id)
         } catch {
@@ -61,6 +71,25 @@ public struct NodeDeviceService: DeviceService {
     private func serving() throws -> NodeRuntime {
         guard let runtime = runtime() else { throw DeviceError(.noService, "switchboardd is between configurations; try again") }
         return runtime
+    }
+
+    /// Refuses a change, while the node is locked, of a device that a control requiring
+    /// authentication drives: a devices.json control (its device, one of its devices, a device of
+    /// its scene), or a placed Swift control whose action requires authentication and that reads
+    /// or drives the device (the call's own kind among them), as the CLI and MQTT refuse that
+    /// control's command then.
+    private func refuseWhileLocked(_ device: DeviceSettings, _ runtime: NodeRuntime, for kind: String?) async throws {
+        guard obeysLock, !authenticated, runtime.center.isLockedNow else { return }
+        var guarding = runtime.configuration.controls.filter { control in
+            control.requiresAuthentication
+                && (control.device == device.id || control.devices.contains(device.id) || control.scene?.contains { $0.device == device.id } == true)
+        }.map(\.kind)
+        for reader in Set(runtime.readers.kinds(reading: device.id) + (kind.map { [$0] } ?? [])).sorted() where !guarding.contains(reader) {
+            if await runtime.center.requiresAuthentication(kind: reader) { guarding.append(reader) }
+        }
+        guard !guarding.isEmpty else { return }
+        let kinds = guarding.map { "\"\($0)\"" }.joined(separator: ", ")
+        throw DeviceError(.notAllowed, "Switchboard is locked and \(device.name) (\"\(device.id)\") is driven by \(kinds), which requires authentication: \(caller) may change it only while unlocked (switchboard unlock) or while performing a command from the local CLI; nothing was done")
     }
 
     private func mayUse(_ device: DeviceSettings) -> Bool { allowed?.contains(device.id) ?? true }

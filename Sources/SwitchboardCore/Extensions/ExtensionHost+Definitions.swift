@@ -45,7 +45,9 @@ extension ExtensionHost {
     }
 
     private func act(_ kind: String, _ configuration: [String: String], _ newValue: Bool?) async throws -> any IntentResult {
-        let reply = try await call(ControlCommand(.act, kind: kind, configuration: configuration, authenticated: true, value: newValue), timeout: settings.timeout)
+        let reply = try await actingFor(authenticated: DeviceCenter.performsAuthenticated) {
+            try await call(ControlCommand(.act, kind: kind, configuration: configuration, authenticated: true, value: newValue), timeout: settings.timeout)
+        }
         guard reply.ok else { throw ExtensionError(reply.error?.message ?? "extension \"\(settings.id)\" failed without saying why") }
         return reply.dialog.map { .result(dialog: IntentDialog(stringLiteral: $0)) } ?? .result()
     }

@@ -23,6 +23,11 @@ public final class ExtensionHost: Sendable {
         /// The placements whose push tokens the extension's handlers were last told, by kind:
         /// told again when it restarts.
         var pushTokens: [String: [ControlPlacement]] = [:]
+        /// Actions it performs now for an authenticated caller (the local CLI): meanwhile its
+        /// device calls may change what the lock guards, as that caller may.
+        var authenticatedActs = 0
+        /// How isolated its process runs, once started.
+        var isolation: String?
     }
 
     public let settings: ExtensionSettings
@@ -67,6 +72,17 @@ public final class ExtensionHost: Sendable {
 
     /// How the extension is: "running", or why not and what happens next.
     public var condition: String { state.withLock { $0.condition } }
+
+    /// How isolated its process runs ("own user nobody, …"; nil until it has started once).
+    public var isolation: String? { state.withLock { $0.isolation } }
+
+    /// Runs `body` (an `act` call) as an action for an authenticated caller when `authenticated`.
+    func actingFor<T: Sendable>(authenticated: Bool, _ body: () async throws -> T) async throws -> T {
+        guard authenticated else { return try await body() }
+        state.withLock { $0.authenticatedActs += 1 }
+        defer { state.withLock { $0.authenticatedActs -= 1 } }
+        return try await body()
+    }
 
     /// The kinds it listed (empty until it has).
     public var kinds: [String] { gallery.map(\.kind) }
@@ -119,7 +135,10 @@ public final class ExtensionHost: Sendable {
             let reason: String
             do {
                 let process = try ExtensionProcess(settings)
-                state.withLock { $0.process = process }
+                state.withLock { state in
+                    state.process = process
+                    state.isolation = process.isolation
+                }
                 if state.withLock({ $0.stopped }) { process.terminate() }
                 reason = await serve(process, backoff: &backoff)
             } catch {
@@ -252,7 +271,9 @@ public final class ExtensionHost: Sendable {
             group.addTask {
                 // Only its own kinds may be followed; anything else is a kind it made up.
                 let kind = request.kind.flatMap { self.kinds.contains($0) ? $0 : nil }
-                let answer = await self.devices.answer(request, for: kind)
+                var devices = self.devices
+                devices.authenticated = self.state.withLock { $0.authenticatedActs > 0 }
+                let answer = await devices.answer(request, for: kind)
                 deviceCalls.withLock { $0 -= 1 }
                 if await !process.input.write(ControlLineProtocol.encodeLine(answer)) { process.killNow() }
             }

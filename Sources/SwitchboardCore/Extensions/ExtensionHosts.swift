@@ -77,6 +77,11 @@ final class ExtensionHosts: Sendable {
             + clashes.withLock { $0 }
     }
 
+    /// How each extension that has started runs and how isolated, for `switchboard status`.
+    var isolation: [String] {
+        all.compactMap { host in host.isolation.map { "\(host.settings.id): \($0)" } }
+    }
+
     /// Stops every extension and ends ``run()``.
     func stopAll() {
         start.finish()

@@ -1,11 +1,22 @@
 import Dispatch
 import SwitchboardSupport
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One run of a control extension: its process, and the pipes to its standard input, output and
-/// error. Owns the process: ``terminate()`` ends it and ``exit()`` reaps it; the pipes close with it.
+/// One run of a control extension: its process group, and the pipes to its standard input,
+/// output and error. Owns the process: ``terminate()`` ends it and ``exit()`` says how it ended;
+/// the pipes close with it.
+///
+/// The extension leads a process group of its own, and every signal goes to the whole group. Its
+/// end is the end of its process (a thread waits for it from the start), not of its output: once
+/// it has ended, whatever is left of its group (a child that kept its standard output open) is
+/// killed, and its output stops being read.
 final class ExtensionProcess: Sendable {
     let pid: pid_t
     /// Lines to the extension's standard input.
@@ -13,62 +24,63 @@ final class ExtensionProcess: Sendable {
     /// Lines from its standard output (the line protocol) and standard error (its log).
     let output: FileDescriptorLines
     let errors: FileDescriptorLines
+    /// How isolated it runs, for `switchboard status`.
+    let isolation: String
     private let descriptors: [Int32]
     /// Set once the process is reaped: its pid may belong to another process then, so no signal
     /// is sent after it.
     private let reaped = Locked(false)
+    /// How it ended, once it has, and who waits to know.
+    private let ending = Locked<(how: String?, waiting: [CheckedContinuation<String, Never>])>((nil, []))
 
-    /// Starts the extension, as `user` (through `setpriv`) when given and this daemon runs as root.
+    /// How long its output is read after it ended, for the lines it wrote last.
+    static let drain: Duration = .milliseconds(500)
+
+    /// Starts the extension (as `user` through `setpriv` when given and this daemon runs as root),
+    /// with only its three pipes, a clean environment and its limits (``ExtensionSandbox``).
     /// - Throws: ``ExtensionError`` saying why it could not start.
     init(_ settings: ExtensionSettings) throws {
-        var path = settings.executable
-        var arguments = settings.arguments
-        if let user = settings.user, user != Self.currentUser {
-            guard geteuid() == 0 else {
-                throw ExtensionError("cannot run as user \"\(user)\": switchboardd runs as \"\(Self.currentUser)\", and only root may switch users; remove \"user\" or run switchboardd as root")
-            }
-            guard let entry = getpwnam(user) else { throw ExtensionError("user \"\(user)\" does not exist; create it (adduser --system \(user)) or change \"user\"") }
-            // Its own uid and primary group (a user's group is not always named after it:
-            // Debian's nobody is in nogroup), and its supplementary groups.
-            arguments = ["--reuid=\(entry.pointee.pw_uid)", "--regid=\(entry.pointee.pw_gid)", "--init-groups", "--", path] + arguments
-            path = "/usr/bin/setpriv"
-        }
-        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0], errorsFromChild: [Int32] = [0, 0]
-        guard Self.pipe(&toChild) else { throw ExtensionError("no pipe for its input: \(String(cString: strerror(errno)))") }
-        guard Self.pipe(&fromChild) else {
-            toChild.forEach { close($0) }
+        let sandbox = try ExtensionSandbox(settings, daemonEnvironment: ProcessInfo.processInfo.environment)
+        guard let toChild = Descriptors.pipe() else { throw ExtensionError("no pipe for its input: \(String(cString: strerror(errno)))") }
+        guard let fromChild = Descriptors.pipe() else {
+            [toChild.read, toChild.write].forEach { close($0) }
             throw ExtensionError("no pipe for its output: \(String(cString: strerror(errno)))")
         }
-        guard Self.pipe(&errorsFromChild) else {
-            (toChild + fromChild).forEach { close($0) }
+        guard let errorsFromChild = Descriptors.pipe() else {
+            [toChild.read, toChild.write, fromChild.read, fromChild.write].forEach { close($0) }
             throw ExtensionError("no pipe for its errors: \(String(cString: strerror(errno)))")
         }
-        let spawned = ProcessSpawn.spawn(path, arguments, standardInput: toChild[0], standardOutput: fromChild[1], standardError: errorsFromChild[1], ownProcessGroup: true)
+        let spawned = ProcessSpawn.spawnIsolated(
+            sandbox.path, sandbox.arguments, standardInput: toChild.read, standardOutput: fromChild.write, standardError: errorsFromChild.write,
+            environment: sandbox.environment, limits: sandbox.limits
+        )
         // The child's ends are the child's now.
-        close(toChild[0])
-        close(fromChild[1])
-        close(errorsFromChild[1])
+        close(toChild.read)
+        close(fromChild.write)
+        close(errorsFromChild.write)
         switch spawned {
         case .success(let pid): self.pid = pid
         case .failure(let error):
-            [toChild[1], fromChild[0], errorsFromChild[0]].forEach { close($0) }
+            [toChild.write, fromChild.read, errorsFromChild.read].forEach { close($0) }
             throw ExtensionError(error.errno == ENOENT || error.errno == EACCES
                 ? "\(error.description); build it (swift build --product …) and install it beside switchboardd or in ../libexec/switchboard, or fix \"executable\" in devices.json"
                 : error.description)
         }
+        isolation = sandbox.isolation
         // A full input pipe (an extension that stopped reading) must not block the writer for ever.
-        _ = fcntl(toChild[1], F_SETFL, fcntl(toChild[1], F_GETFL) | O_NONBLOCK)
-        input = QueuedLineWriter(descriptor: toChild[1], isSocket: false, patience: 2000)
-        output = FileDescriptorLines(descriptor: fromChild[0], maximumLineLength: 1 << 20)
-        errors = FileDescriptorLines(descriptor: errorsFromChild[0], maximumLineLength: 4096)
-        descriptors = [toChild[1], fromChild[0], errorsFromChild[0]]
+        _ = fcntl(toChild.write, F_SETFL, fcntl(toChild.write, F_GETFL) | O_NONBLOCK)
+        input = QueuedLineWriter(descriptor: toChild.write, isSocket: false, patience: 2000)
+        output = FileDescriptorLines(descriptor: fromChild.read, maximumLineLength: 1 << 20)
+        errors = FileDescriptorLines(descriptor: errorsFromChild.read, maximumLineLength: 4096)
+        descriptors = [toChild.write, fromChild.read, errorsFromChild.read]
+        watch()
     }
 
     deinit {
         descriptors.forEach { close($0) }
     }
 
-    /// Ends the process: SIGTERM, then SIGKILL if it is still there after `grace`.
+    /// Ends the process group: SIGTERM, then SIGKILL if it is still there after `grace`.
     func terminate(grace: Duration = .seconds(2)) {
         signal(SIGTERM)
         let (seconds, attoseconds) = grace.components
@@ -77,40 +89,60 @@ final class ExtensionProcess: Sendable {
         }
     }
 
-    /// Kills the process at once (a hung or flooding extension).
+    /// Kills the process group at once (a hung or flooding extension).
     func killNow() { signal(SIGKILL) }
 
+    /// Signals the whole group, while its leader is not reaped: until then its pid is the group's
+    /// id and no other process's.
     private func signal(_ number: Int32) {
         reaped.withLock { reaped in
-            if !reaped { _ = Glibc.kill(pid, number) }
+            if !reaped { _ = Glibc.kill(-pid, number) }
         }
     }
 
-    /// A pipe whose ends are closed on exec (Glibc's `pipe2` is not visible to Swift).
-    private static func pipe(_ ends: inout [Int32]) -> Bool {
-        guard Glibc.pipe(&ends) == 0 else { return false }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return true
+    /// Waits for the process to end, on a thread of its own from the start (never the cooperative
+    /// pool; taken before an extension's fork bomb could leave none to take): then kills what
+    /// is left of its group, reaps it, and stops reading its output after ``drain``.
+    private func watch() {
+        let pid = self.pid, reaped = self.reaped, output = self.output, errors = self.errors, ending = self.ending
+        DispatchQueue.global().async {
+            var status: Int32 = 0
+            // Waits without reaping, so that no signal can reach a reused pid: killing the group
+            // (whose id the unreaped leader keeps), reaping and marking it reaped happen under the
+            // lock signals are sent under.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            reaped.withLock { reaped in
+                _ = Glibc.kill(-pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                reaped = true
+            }
+            let code = (status >> 8) & 0xff, signal = status & 0x7f
+            let how = signal == 0 ? "exited with status \(code)" : "was killed by signal \(signal)"
+            let waiting = ending.withLock { ending in
+                ending.how = how
+                defer { ending.waiting = [] }
+                return ending.waiting
+            }
+            waiting.forEach { $0.resume(returning: how) }
+            // A descendant that left the group (setsid) may still hold the pipes: the output ends
+            // anyway, once what was written before the end has been read.
+            let (seconds, attoseconds) = Self.drain.components
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+                output.stop()
+                errors.stop()
+            }
+        }
     }
 
-    /// Waits for the process to end (on a thread of its own, never the cooperative pool) and
-    /// says how: "exited with status 1", "was killed by signal 9".
+    /// Waits for the process to end and says how: "exited with status 1", "was killed by signal 9".
     func exit() async -> String {
-        let pid = self.pid, reaped = self.reaped
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var status: Int32 = 0
-                // Waits without reaping, so that no signal can reach a reused pid: reaping and
-                // marking it reaped happen under the lock signals are sent under.
-                var info = siginfo_t()
-                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
-                reaped.withLock { reaped in
-                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                    reaped = true
-                }
-                let code = (status >> 8) & 0xff, signal = status & 0x7f
-                continuation.resume(returning: signal == 0 ? "exited with status \(code)" : "was killed by signal \(signal)")
+        await withCheckedContinuation { continuation in
+            let how = ending.withLock { ending -> String? in
+                if ending.how == nil { ending.waiting.append(continuation) }
+                return ending.how
             }
+            if let how { continuation.resume(returning: how) }
         }
     }
 

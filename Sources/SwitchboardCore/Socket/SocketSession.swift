@@ -181,6 +181,8 @@ struct SocketSession {
                 socketReply.mqtt = runtime.bridge.map { $0.connection.connected ? "connected" : "disconnected" }
                 let inputs = runtime.hub.inputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
                 socketReply.inputs = inputs.isEmpty ? nil : inputs
+                let extensions = daemon.extensions.isolation
+                socketReply.extensions = extensions.isEmpty ? nil : extensions
             default:
                 break
             }

@@ -53,9 +53,8 @@ public final class UnixSocketListener: Sendable {
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         source.setEventHandler {
             while true {
-                let client = accept(descriptor, nil, nil)
+                let client = Descriptors.accept(descriptor)
                 if client >= 0 {
-                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                     continuation.yield(client)
                     continue
                 }
