@@ -30,6 +30,7 @@ struct ExtensionHostingTests {
             { "id": "slow", "control": "test.slow", "space": "controlCenter" },
             { "id": "garbage", "control": "test.garbage", "space": "controlCenter" },
             { "id": "flood", "control": "test.flood", "space": "controlCenter" },
+            { "id": "reply-flood", "control": "test.replyFlood", "space": "controlCenter" },
             { "id": "device-flood", "control": "test.deviceFlood", "space": "controlCenter" },
             { "id": "forbidden", "control": "test.forbidden", "space": "controlCenter" },
             { "id": "bump", "control": "test.bump", "space": "controlCenter" },
@@ -322,6 +323,10 @@ struct ExtensionHostingTests {
         #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded its output (more than 5000 lines in a second it was not asked for)") }, "\(daemon.log)")
         #expect(await daemon.cli(["on", "porch"]).status == 0)
         #expect(await daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 3 }, "\(daemon.log)")
+        _ = await daemon.cli(["press", "reply-flood"])
+        #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: was stopped: it flooded its output (more than 5000 lines in a second it was not asked for)").count - 1 == 2 }, "replies to calls never made count as a flood: \(daemon.log)")
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        #expect(await daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 4 }, "\(daemon.log)")
         _ = await daemon.cli(["press", "device-flood"])
         #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: was stopped: it flooded the daemon with device calls (more than 256 waiting)") }, "\(daemon.log)")
         #expect(await daemon.cli(["off", "porch"]).status == 0)

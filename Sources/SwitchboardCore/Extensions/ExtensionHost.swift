@@ -45,8 +45,9 @@ public final class ExtensionHost: Sendable {
     private let stops: AsyncStream<Void>
     private let stop: AsyncStream<Void>.Continuation
 
-    /// Lines a second it was not asked for (events, device calls, anything else) beyond which an
-    /// extension counts as flooding; replies to the daemon's own calls never count.
+    /// Lines a second it was not asked for (events, device calls, replies to calls the daemon did
+    /// not make or no longer waits for, anything else) beyond which an extension counts as
+    /// flooding; replies to the daemon's own waiting calls never count.
     static let floodLimit = 5000
     /// Device calls waiting for their answer beyond which an extension counts as flooding.
     static let deviceCallLimit = 256
@@ -258,7 +259,10 @@ public final class ExtensionHost: Sendable {
         switch ControlLineProtocol.kind(of: line) {
         case .reply:
             guard let reply = ControlLineProtocol.decode(ControlReply.self, from: line), let call = reply.call else { return .notProtocol(line) }
-            state.withLock { $0.pending.removeValue(forKey: call) }?.resume(returning: reply)
+            // A reply to a call the daemon never made (or one already answered or timed out)
+            // was not asked for, and counts towards the flood limit like any other such line.
+            guard let waiting = state.withLock({ $0.pending.removeValue(forKey: call) }) else { return .unasked }
+            waiting.resume(returning: reply)
             return .answer
         case .deviceRequest:
             guard let request = ControlLineProtocol.decode(DeviceRequest.self, from: line) else { return .notProtocol(line) }

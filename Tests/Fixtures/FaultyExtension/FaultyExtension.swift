@@ -88,10 +88,10 @@ struct CounterToggle: ControlWidget {
 
 /// What a misbehaving button does when pressed.
 enum Misdeed: String, AppEnum {
-    case crash, hang, slow, garbage, flood, deviceFlood, forbidden
+    case crash, hang, slow, garbage, flood, replyFlood, deviceFlood, forbidden
     static let typeDisplayRepresentation: TypeDisplayRepresentation = "Misdeed"
     static let caseDisplayRepresentations: [Misdeed: DisplayRepresentation] = [
-        .crash: "Crash", .hang: "Hang", .slow: "Slow", .garbage: "Garbage", .flood: "Flood", .deviceFlood: "Device Flood", .forbidden: "Forbidden",
+        .crash: "Crash", .hang: "Hang", .slow: "Slow", .garbage: "Garbage", .flood: "Flood", .replyFlood: "Reply Flood", .deviceFlood: "Device Flood", .forbidden: "Forbidden",
     ]
 }
 
@@ -114,6 +114,9 @@ struct Misbehave: AppIntent {
             for _ in 0..<60 { emit("this is not the line protocol") }
         case .flood:
             for _ in 0..<20_000 { emit(#"{"event":"noise"}"#) }
+        case .replyFlood:
+            // Well-formed replies to calls the daemon never made.
+            for call in 5_000_000..<5_020_000 { emit(#"{"ok":true,"call":\#(call)}"#) }
         case .deviceFlood:
             // Device calls it never waits for, each taking the bell's whole pulse: far more than a
             // daemon carries out at once.
@@ -151,6 +154,7 @@ struct HangButton: MisbehavingButton { static let misdeed = Misdeed.hang }
 struct SlowButton: MisbehavingButton { static let misdeed = Misdeed.slow }
 struct GarbageButton: MisbehavingButton { static let misdeed = Misdeed.garbage }
 struct FloodButton: MisbehavingButton { static let misdeed = Misdeed.flood }
+struct ReplyFloodButton: MisbehavingButton { static let misdeed = Misdeed.replyFlood }
 struct DeviceFloodButton: MisbehavingButton { static let misdeed = Misdeed.deviceFlood }
 struct ForbiddenButton: MisbehavingButton { static let misdeed = Misdeed.forbidden }
 
@@ -169,6 +173,7 @@ struct FaultyExtension: WidgetBundle {
         SlowButton()
         GarbageButton()
         FloodButton()
+        ReplyFloodButton()
         DeviceFloodButton()
         ForbiddenButton()
     }
