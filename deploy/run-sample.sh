@@ -57,6 +57,8 @@ cat >"$broker/mosquitto.conf" <<CONF
 # deploy/mosquitto/switchboard.conf's loopback listener, for the sample (no TLS: loopback only).
 per_listener_settings false
 listener $port 127.0.0.1
+# Each client is known by its user: no one can take the node's session with its client id.
+use_username_as_clientid true
 allow_anonymous false
 password_file $broker/passwd
 acl_file $broker/switchboard.acl
