@@ -40,6 +40,9 @@ public struct DaemonCommandLine: Sendable {
           --simulate        use simulated GPIO chips instead of /dev/gpiochip*
           --state-dir DIR   where outputs, placements and timers are kept (default /var/lib/switchboard)
           --socket PATH     the local control socket (default /run/switchboard/switchboard.sock)
+          --extension-socket PATH
+                            run each control extension as a switchboard-extension@.service
+                            instance, through this socket (systemd's switchboard-extension.socket)
           --verbose         log debug lines too
           --version         print the version and the libraries it was built with
           -h, --help        show this help
@@ -71,6 +74,9 @@ public struct DaemonCommandLine: Sendable {
                 }
             case "--simulate": options.simulate = true
             case "--verbose": verbose = true
+            case "--extension-socket":
+                guard let value = value() else { return .usageError("--extension-socket needs the path of switchboard-extension.socket") }
+                options.extensionSocket = value
             case "-h", "--help": return .help
             case "--version": return .version
             default: return .usageError("unknown option \(argument)")

@@ -17,6 +17,9 @@ public struct DaemonOptions: Sendable {
     public var simulate = false
     public var stateDirectory = "/var/lib/switchboard"
     public var socketPath = "/run/switchboard/switchboard.sock"
+    /// `switchboard-extension.socket`'s path: each control extension then runs as an instance of
+    /// `switchboard-extension@.service` (``ExtensionHosting/systemd(socket:)``); nil: as a child process.
+    public var extensionSocket: String?
 
     public init() {}
 }
@@ -78,6 +81,7 @@ public final class SwitchboardDaemon: Sendable {
                 settings: settings,
                 devices: NodeDeviceService(caller: "extension \"\(settings.id)\"", allowed: Set(settings.devices)) { me.withLock { $0.daemon }?.runtime },
                 log: log,
+                hosting: options.extensionSocket.map { .systemd(socket: $0) } ?? .process,
                 reload: { kinds in
                     guard let center = me.withLock({ $0.daemon })?.runtime?.center else { return }
                     kinds.forEach { center.push(kind: $0) }

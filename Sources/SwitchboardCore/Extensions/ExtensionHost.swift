@@ -12,7 +12,7 @@ import SwitchboardSupport
 /// ``condition`` says why. Nothing it does reaches beyond its own controls.
 public final class ExtensionHost: Sendable {
     struct State {
-        var process: ExtensionProcess?
+        var process: (any ExtensionRun)?
         var gallery: [ControlGalleryItem]?
         var condition = "starting"
         var nextCall = 1
@@ -26,6 +26,8 @@ public final class ExtensionHost: Sendable {
     }
 
     public let settings: ExtensionSettings
+    /// Where its runs are: child processes, or systemd units.
+    public let hosting: ExtensionHosting
     private let devices: NodeDeviceService
     private let clock: AnyClock
     private let log: Log
@@ -52,10 +54,11 @@ public final class ExtensionHost: Sendable {
 
     public init(
         settings: ExtensionSettings, devices: NodeDeviceService, log: Log, clock: some Clock<Duration> = ContinuousClock(),
-        backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)),
+        backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)), hosting: ExtensionHosting = .process,
         reload: @escaping @Sendable ([String]) -> Void, listed: @escaping @Sendable () -> Void
     ) {
         self.settings = settings
+        self.hosting = hosting
         self.devices = devices
         self.log = log
         self.clock = AnyClock(clock)
@@ -67,6 +70,9 @@ public final class ExtensionHost: Sendable {
 
     /// How the extension is: "running", or why not and what happens next.
     public var condition: String { state.withLock { $0.condition } }
+
+    /// How its current run is kept apart, for `switchboard status` (nil when it is not running).
+    public var isolation: String? { state.withLock { $0.process?.isolation } }
 
     /// The kinds it listed (empty until it has).
     public var kinds: [String] { gallery.map(\.kind) }
@@ -118,7 +124,7 @@ public final class ExtensionHost: Sendable {
         while !state.withLock({ $0.stopped }), !Task.isCancelled {
             let reason: String
             do {
-                let process = try ExtensionProcess(settings)
+                let process = try await hosting.start(settings)
                 state.withLock { $0.process = process }
                 if state.withLock({ $0.stopped }) { process.terminate() }
                 reason = await serve(process, backoff: &backoff)
@@ -140,7 +146,7 @@ public final class ExtensionHost: Sendable {
 
     /// Stops the extension (SIGTERM, then SIGKILL after 2 s) and ends ``run()``.
     public func shutDown() {
-        let process = state.withLock { state -> ExtensionProcess? in
+        let process = state.withLock { state -> (any ExtensionRun)? in
             state.stopped = true
             return state.process
         }
@@ -151,7 +157,7 @@ public final class ExtensionHost: Sendable {
     // MARK: One run
 
     /// Serves one run of the process until it ends; returns how it ended.
-    private func serve(_ process: ExtensionProcess, backoff: inout Backoff) async -> String {
+    private func serve(_ process: any ExtensionRun, backoff: inout Backoff) async -> String {
         var killed: String?
         var ended = "ended"
         let began = clock.now
@@ -167,7 +173,7 @@ public final class ExtensionHost: Sendable {
                         state.condition = "running"
                     }
                     succeeded.withLock { $0 = true }
-                    self.log(.info, "extension \(self.settings.id): running (pid \(process.pid)), controls \(gallery.map(\.kind).joined(separator: ", "))")
+                    self.log(.info, "extension \(self.settings.id): running (\(process.identity)), controls \(gallery.map(\.kind).joined(separator: ", "))")
                     self.listed()
                     self.reload(gallery.map(\.kind))
                     for (kind, placements) in self.state.withLock({ $0.pushTokens }).sorted(by: { $0.key < $1.key }) {
@@ -235,7 +241,7 @@ public final class ExtensionHost: Sendable {
     }
 
     /// Handles one line from the extension.
-    private func handle(_ line: Substring, from process: ExtensionProcess, deviceCalls: Locked<Int>, in group: inout DiscardingTaskGroup) -> LineHandling {
+    private func handle(_ line: Substring, from process: any ExtensionRun, deviceCalls: Locked<Int>, in group: inout DiscardingTaskGroup) -> LineHandling {
         switch ControlLineProtocol.kind(of: line) {
         case .reply:
             guard let reply = ControlLineProtocol.decode(ControlReply.self, from: line), let call = reply.call else { return .notProtocol(line) }
@@ -269,7 +275,7 @@ public final class ExtensionHost: Sendable {
         }
     }
 
-    private func logErrors(of process: ExtensionProcess) async {
+    private func logErrors(of process: any ExtensionRun) async {
         var logged = 0
         for await read in process.errors {
             guard case .line(let line) = read, !line.isEmpty else { continue }
@@ -304,7 +310,7 @@ public final class ExtensionHost: Sendable {
     /// followed by a status check, and an extension that answers neither is killed as hung.
     func call(_ command: ControlCommand, timeout: Duration, checkingLiveness: Bool = true) async throws -> ControlReply {
         var command = command
-        let (process, number) = try state.withLock { state -> (ExtensionProcess, Int) in
+        let (process, number) = try state.withLock { state -> (any ExtensionRun, Int) in
             guard let process = state.process else {
                 throw ExtensionError("extension \"\(settings.id)\" \(state.condition)")
             }

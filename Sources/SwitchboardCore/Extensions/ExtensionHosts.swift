@@ -77,6 +77,11 @@ final class ExtensionHosts: Sendable {
             + clashes.withLock { $0 }
     }
 
+    /// How each running extension is kept apart, for `switchboard status`.
+    var isolation: [String] {
+        all.compactMap { host in host.isolation.map { "\(host.settings.id): \($0)" } }
+    }
+
     /// Stops every extension and ends ``run()``.
     func stopAll() {
         start.finish()

@@ -27,6 +27,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var inputs: [DeviceValue]?
     /// The broker connection, for `status`: `connected` or `disconnected` (absent: no MQTT).
     public var mqtt: String?
+    /// How each running control extension is kept apart ("home: systemd unit …: own dynamic user, …").
+    public var extensions: [String]?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -35,7 +37,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions
     }
 
     public init(from decoder: any Decoder) throws {
@@ -49,6 +51,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         staleReasons = try container.decodeIfPresent([String: String].self, forKey: .staleReasons)
         mqtt = try container.decodeIfPresent(String.self, forKey: .mqtt)
         inputs = try container.decodeIfPresent([DeviceValue].self, forKey: .inputs)
+        extensions = try container.decodeIfPresent([String].self, forKey: .extensions)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -62,6 +65,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(staleReasons, forKey: .staleReasons)
         try container.encodeIfPresent(mqtt, forKey: .mqtt)
         try container.encodeIfPresent(inputs, forKey: .inputs)
+        try container.encodeIfPresent(extensions, forKey: .extensions)
     }
 
     // The control reply's fields, read through.
