@@ -165,7 +165,8 @@ install)
     # each attempt in its unit's journal, then serves the sample's controls. The node is locked,
     # and a password file stands where devices.json would name one.
     install -m 755 "$hil/hostile-extension" /usr/local/libexec/switchboard/hostile-extension
-    install -m 640 -o root -g switchboard /dev/stdin /etc/switchboard/mqtt-password <<<"not-to-be-read"
+    echo "not-to-be-read" >/etc/switchboard/mqtt-password
+    chown root:switchboard /etc/switchboard/mqtt-password && chmod 640 /etc/switchboard/mqtt-password
     out=$(as alice switchboard lock 2>&1); rc=$?
     check "switchboard lock as alice" "0 locked" "$rc $out"
     daemon=$(prop MainPID)
@@ -318,6 +319,8 @@ final)
     if /mnt/switchboard/deploy/uninstall.sh; then pass "uninstall.sh finished"; else fail "uninstall.sh exited with $?"; fi
     check "unit after uninstall (is-active; unit file)" "inactive absent" "$(systemctl is-active switchboardd.service 2>&1) $([[ -e /etc/systemd/system/switchboardd.service ]] && echo present || echo absent)"
     check "programs and extensions after uninstall" "absent absent absent" "$([[ -e /usr/local/bin/switchboardd ]] && echo present || echo absent) $([[ -e /usr/local/bin/switchboard ]] && echo present || echo absent) $([[ -e /usr/local/libexec/switchboard ]] && echo present || echo absent)"
+    check "extension units and launcher after uninstall (socket, template, launcher)" "absent absent absent" "$(for f in /etc/systemd/system/switchboard-extension.socket /etc/systemd/system/switchboard-extension@.service /usr/local/libexec/switchboard-extension-launcher; do [[ -e $f ]] && echo present || echo absent; done | tr '\n' ' ' | sed 's/ $//')"
+    check "no switchboard-extension@ instance left" "" "$(systemctl list-units --plain --no-legend 'switchboard-extension@*' 2>/dev/null)"
     check "devices.json and the state kept" "kept kept" "$([[ -e /etc/switchboard/devices.json ]] && echo kept || echo gone) $([[ -d /var/lib/switchboard ]] && echo kept || echo gone)"
     check "no switchboardd process left" "" "$(pgrep -x switchboardd)"
     if /mnt/switchboard/deploy/uninstall.sh --purge; then pass "uninstall.sh --purge finished"; else fail "uninstall.sh --purge exited with $?"; fi
