@@ -173,6 +173,18 @@ install)
     state_file=$(find /var/lib/switchboard -maxdepth 1 -type f | head -1)
     info "broker from outside the sandbox: $(systemctl is-active mosquitto.service 2>&1), $(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/1883' 2>/dev/null && echo "127.0.0.1:1883 accepts connections" || echo "127.0.0.1:1883 refuses connections")"
     cp /etc/switchboard/devices.json "$results/devices.json.before-hostile"
+    # First a neighbour: a second extension (the sample's program again; its kinds are taken by
+    # home's and left out), running when the hostile one starts.
+    python3 - <<'PY'
+import json
+path = "/etc/switchboard/devices.json"
+configuration = json.load(open(path))
+configuration["extensions"].append({"id": "neighbour", "executable": "home-controls", "devices": []})
+json.dump(configuration, open(path, "w"), indent=2)
+PY
+    systemctl reload switchboardd.service
+    neighbour_ran() { journalctl -b -u switchboardd.service --no-pager -o cat | grep -q 'extension neighbour: running'; }
+    if until_true 120 neighbour_ran; then pass "a second extension, neighbour, runs"; else fail "the extension neighbour never ran"; fi
     python3 - "$daemon" "$state_file" <<'PY'
 import json, sys
 path = "/etc/switchboard/devices.json"
@@ -192,7 +204,8 @@ PY
     reports=$(journalctl -b -u "$unit" --no-pager -o cat | grep '^hostile: ')
     for attempt in "inherited descriptors beyond 0-2" "list /var/lib/switchboard" "read $state_file" "read /etc/switchboard/devices.json" \
         "read /etc/switchboard/mqtt-password" "send unlock over /run/switchboard/switchboard.sock" "make a Unix socket" \
-        "signal switchboardd (pid $daemon, SIGTERM)" "TCP connection to the broker 127.0.0.1:1883" \
+        "signal switchboardd (pid $daemon, SIGTERM)" "see other processes in /proc" "signal processes of other users or extensions" \
+        "TCP connection to the broker 127.0.0.1:1883" \
         "write /usr/local/libexec/switchboard/planted" "setuid(0)" "fork 300 processes"; do
         line=$(grep -F -m1 "hostile: $attempt: " <<<"$reports")
         if [[ $line == "hostile: $attempt: refused "* ]]; then pass "hostile extension: $attempt: ${line#hostile: $attempt: }"
@@ -207,6 +220,11 @@ PY
     if grep -q "^extension home: systemd unit $unit: own dynamic user.*\"user\": \"nobody\" is not used" <<<"$out"; then
         pass "status says devices.json's \"user\" is not used under systemd: $(grep '^extension home:' <<<"$out")"
     else fail "status about the hostile extension: $(grep '^extension' <<<"$out")"; fi
+    home_uid=$(sed -n 's/^extension home: .*own dynamic user (uid \([0-9]*\)).*/\1/p' <<<"$out")
+    neighbour_uid=$(sed -n 's/^extension neighbour: .*own dynamic user (uid \([0-9]*\)).*/\1/p' <<<"$out")
+    if [[ -n $home_uid && -n $neighbour_uid && $home_uid != "$neighbour_uid" ]]; then
+        pass "each extension has a user of its own: home uid $home_uid, neighbour uid $neighbour_uid"
+    else fail "extensions' users: home \"$home_uid\", neighbour \"$neighbour_uid\""; fi
     out=$(as alice switchboard unlock 2>&1); rc=$?
     check "switchboard unlock as alice" "0 unlocked" "$rc $out"
     out=$(as alice switchboard off swift-porch 2>&1); rc=$?
