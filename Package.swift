@@ -60,6 +60,9 @@ let package = Package(
 
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
+        // The main process of a switchboard-extension@.service instance: runs one control
+        // extension on the connection systemd passes it (deploy/switchboard-extension@.service).
+        .executableTarget(name: "switchboard-extension-launcher", dependencies: ["SwitchboardSupport"]),
 
         .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKitCore", "SwitchboardGPIO", "SwitchboardMQTT"]),
 
@@ -108,7 +111,7 @@ let package = Package(
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,10 +2,13 @@
 # Installs Switchboard on Raspberry Pi OS or Debian: builds in release mode, installs the
 # binaries, puts devices.json in /etc/switchboard (keeping one that is there), creates the
 # service user and groups, installs the udev rule where the distribution has none, and enables
-# the systemd unit. Run from the repository as a user who can sudo.
+# the systemd units (switchboardd.service, and switchboard-extension.socket with its template
+# switchboard-extension@.service, which runs each control extension in a sandbox of its own).
+# Run from the repository as a user who can sudo.
 #
 #   deploy/install.sh                  # build here (release), then install
-#   deploy/install.sh --prebuilt DIR   # install switchboardd and switchboard from DIR instead of
+#   deploy/install.sh --prebuilt DIR   # install switchboardd, switchboard and
+#                                      # switchboard-extension-launcher from DIR instead of
 #                                      # building (binaries built for this release elsewhere, e.g.
 #                                      # `swift build -c release --static-swift-stdlib` in a root
 #                                      # of the same Debian release); SWITCHBOARD_PREBUILT=DIR too
@@ -24,12 +27,12 @@ while (($#)); do
     case $1 in
         --prebuilt) [[ -n ${2:-} ]] || { echo "install.sh: --prebuilt needs a folder" >&2; exit 2; }; prebuilt=$2; shift 2 ;;
         --prebuilt=*) prebuilt=${1#--prebuilt=}; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown argument \"$1\" (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ -n $prebuilt ]]; then
-    for binary in switchboardd switchboard; do
+    for binary in switchboardd switchboard switchboard-extension-launcher; do
         [[ -x $prebuilt/$binary ]] || { echo "install.sh: no executable $binary in $prebuilt (--prebuilt)" >&2; exit 1; }
     done
 fi
@@ -55,10 +58,14 @@ else
     # The Swift runtime linked in: about 3 MiB less resident memory than the shared libraries.
     swift build -c release --static-swift-stdlib --product switchboardd
     swift build -c release --static-swift-stdlib --product switchboard
+    swift build -c release --static-swift-stdlib --product switchboard-extension-launcher
     swift build -c release --static-swift-stdlib --product home-controls
     bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 fi
 $sudo install -m 755 "$bin/switchboardd" "$bin/switchboard" /usr/local/bin/
+# The main process of each switchboard-extension@.service instance (not itself an extension).
+$sudo install -d -m 755 /usr/local/libexec
+$sudo install -m 755 "$bin/switchboard-extension-launcher" /usr/local/libexec/
 # Control extensions go where switchboardd looks for a bare "executable" name in devices.json.
 if [[ -x $bin/home-controls ]]; then
     $sudo install -d -m 755 /usr/local/libexec/switchboard
@@ -90,8 +97,12 @@ $sudo /usr/local/bin/switchboard check /etc/switchboard/devices.json || {
 $sudo install -d /usr/local/share/doc/switchboard
 $sudo install -m 644 README.md /usr/local/share/doc/switchboard/README.md
 
-echo "switchboard: systemd unit"
-$sudo install -m 644 deploy/switchboardd.service /etc/systemd/system/switchboardd.service
+echo "switchboard: systemd units"
+$sudo install -m 644 deploy/switchboardd.service deploy/switchboard-extension.socket deploy/switchboard-extension@.service /etc/systemd/system/
 $sudo systemctl daemon-reload
-$sudo systemctl enable --now switchboardd
+# The extensions' socket first: switchboardd connects to it for each extension it starts.
+$sudo systemctl enable --now switchboard-extension.socket
+$sudo systemctl enable switchboardd
+# A daemon already running (a reinstall) restarts with the new binaries and units.
+$sudo systemctl restart switchboardd
 echo "switchboard: installed. Add yourself to the switchboard group to use the CLI: sudo usermod -aG switchboard \$USER"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Removes what deploy/install.sh installed: stops and disables the unit, and removes the unit,
+# Removes what deploy/install.sh installed: stops and disables the units (switchboardd.service,
+# switchboard-extension.socket and its instances), and removes the units,
 # the binaries, the extensions in /usr/local/libexec/switchboard, the udev rule it installed and
 # the documentation. The configuration (/etc/switchboard, devices.json) and the state
 # (/var/lib/switchboard: outputs, placements, the lock) are kept, so that installing again picks
@@ -13,7 +14,7 @@ purge=0
 case ${1:-} in
     "") ;;
     --purge) purge=1 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "uninstall.sh: unknown argument \"$1\" (--purge, or none)" >&2; exit 2 ;;
 esac
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -26,9 +27,16 @@ if [ -e /etc/systemd/system/switchboardd.service ]; then
     $sudo systemctl daemon-reload
     $sudo systemctl reset-failed switchboardd.service 2>/dev/null || true
 fi
+if [ -e /etc/systemd/system/switchboard-extension.socket ]; then
+    # The daemon is gone, so no extension runs; any instance left is stopped with the socket.
+    $sudo systemctl disable --now switchboard-extension.socket || true
+    $sudo systemctl stop 'switchboard-extension@*.service' 2>/dev/null || true
+    $sudo rm -f /etc/systemd/system/switchboard-extension.socket /etc/systemd/system/switchboard-extension@.service
+    $sudo systemctl daemon-reload
+fi
 
 echo "switchboard: removing the programs, extensions, udev rule and documentation"
-$sudo rm -f /usr/local/bin/switchboardd /usr/local/bin/switchboard
+$sudo rm -f /usr/local/bin/switchboardd /usr/local/bin/switchboard /usr/local/libexec/switchboard-extension-launcher
 $sudo rm -rf /usr/local/libexec/switchboard /usr/local/share/doc/switchboard
 if [ -e /etc/udev/rules.d/99-switchboard-gpio.rules ]; then
     $sudo rm -f /etc/udev/rules.d/99-switchboard-gpio.rules

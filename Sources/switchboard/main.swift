@@ -302,7 +302,7 @@ case "status":
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
     for input in reply.inputs ?? [] { print("input \(input.id): \(input.value ? "active" : "inactive")") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
-    for line in reply.extensions ?? [] { print("extension \(line)") }
+    for isolation in reply.extensions ?? [] { print("extension \(isolation)") }
     for presentation in reply.presentations ?? [] {
         let reason = presentation.id.flatMap { reply.staleReasons?[$0] }.map { ": \($0)" } ?? ""
         print("control " + describe(presentation) + reason)

@@ -130,12 +130,29 @@ install)
     out=$(as bob switchboard off porch 2>&1); rc=$?
     if ((rc != 0)) && [[ $(line_value $porch) == 1 ]]; then pass "switchboard off porch refused for bob, porch still on"; else fail "bob switched the porch: exit $rc, line $(line_value $porch)"; fi
 
-    echo "--- the sample's control extension"
-    ext=$(journalctl -b -u switchboardd.service --no-pager -o cat | sed -n 's/.*extension home: running (pid \([0-9]*\)).*/\1/p' | tail -1)
+    echo "--- the sample's control extension, in switchboard-extension@.service"
+    # extension_unit NAME: the unit of the extension's current run, from the daemon's journal.
+    extension_unit() { journalctl -b -u switchboardd.service --no-pager -o cat | sed -n "s/.*extension $1: running (systemd unit \([^,)]*\).*/\1/p" | tail -1; }
+    # extension_pid UNIT: the extension itself, the child of the unit's launcher.
+    extension_pid() { local launcher; launcher=$(systemctl show -p MainPID --value "$1" 2>/dev/null); pgrep -P "${launcher:-1}" | head -1; }
+    check "switchboard-extension.socket" "enabled active" "$(systemctl is-enabled switchboard-extension.socket 2>&1) $(systemctl is-active switchboard-extension.socket 2>&1)"
+    check "extension socket: owner and mode" "srw------- switchboard switchboard" "$(stat -c '%A %U %G' /run/switchboard-extension/extension.sock 2>&1)"
+    unit=$(extension_unit home)
+    check "extension home runs in a switchboard-extension@ instance" yes "$([[ $unit == switchboard-extension@*.service ]] && echo yes || echo "no: \"$unit\"")"
+    check "its unit is active" active "$(systemctl is-active "$unit" 2>&1)"
+    ext=$(extension_pid "$unit")
     [[ $ext =~ ^[1-9][0-9]*$ ]] || ext=1   # none: the checks below fail on PID 1
-    check "extension home runs as" switchboard "$(ps -o user= -p "$ext" 2>&1)"
+    ext_uid=$(ps -o uid= -p "$ext" | tr -d ' ')
+    if [[ -n $ext_uid ]] && ((ext_uid != 0 && ext_uid != $(id -u switchboard))); then
+        pass "extension home runs as a user of its own: uid $ext_uid ($(ps -o user= -p "$ext")), not root, not switchboard ($(id -u switchboard))"
+    else fail "extension home runs as uid \"$ext_uid\""; fi
     check "extension home's program" /usr/local/libexec/switchboard/home-controls "$(readlink "/proc/$ext/exe" 2>&1)"
-    check "extension home's parent is the daemon" "$(prop MainPID)" "$(ps -o ppid= -p "$ext" 2>&1 | tr -d ' ')"
+    check "extension home's cgroup is its unit's" "$unit" "$(awk -F/ '/^0::/ { print $NF }' "/proc/$ext/cgroup" 2>&1)"
+    check "extension home's unit: TasksMax, MemoryMax, PrivateNetwork, DynamicUser" "64 134217728 yes yes" "$(for p in TasksMax MemoryMax PrivateNetwork DynamicUser; do systemctl show -p $p --value "$unit"; done | tr '\n' ' ' | sed 's/ $//')"
+    out=$(as alice switchboard status 2>&1)
+    if grep -q "^extension home: systemd unit $unit: own dynamic user" <<<"$out"; then
+        pass "switchboard status says how: $(grep '^extension home:' <<<"$out")"
+    else fail "switchboard status does not say how extension home is isolated: $(grep -i extension <<<"$out")"; fi
     out=$(as alice switchboard add com.switchboard.example.Light --device porch --id swift-porch 2>&1); rc=$?
     echo "    $out"
     check "switchboard add the extension's light, for the porch" 0 "$rc"
@@ -144,6 +161,88 @@ install)
     check "the extension's Swift intent switched the porch line off (exit, line)" "0 0" "$rc $(line_value $porch)"
     out=$(as alice switchboard on porch 2>&1); rc=$?
     check "porch on again from devices.json's control (exit, line)" "0 1" "$rc $(line_value $porch)"
+
+    echo "--- a hostile control extension under the shipped units"
+    # The sample's extension becomes deploy/hil/hostile-extension: it tries each way out, reports
+    # each attempt in its unit's journal, then serves the sample's controls. The node is locked,
+    # and a password file stands where devices.json would name one.
+    install -m 755 "$hil/hostile-extension" /usr/local/libexec/switchboard/hostile-extension
+    echo "not-to-be-read" >/etc/switchboard/mqtt-password
+    chown root:switchboard /etc/switchboard/mqtt-password && chmod 640 /etc/switchboard/mqtt-password
+    out=$(as alice switchboard lock 2>&1); rc=$?
+    check "switchboard lock as alice" "0 locked" "$rc $out"
+    daemon=$(prop MainPID)
+    state_file=$(find /var/lib/switchboard -maxdepth 1 -type f | head -1)
+    info "broker from outside the sandbox: $(systemctl is-active mosquitto.service 2>&1), $(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/1883' 2>/dev/null && echo "127.0.0.1:1883 accepts connections" || echo "127.0.0.1:1883 refuses connections")"
+    cp /etc/switchboard/devices.json "$results/devices.json.before-hostile"
+    # First a neighbour: a second extension (the sample's program again; its kinds are taken by
+    # home's and left out), running when the hostile one starts.
+    python3 - <<'PY'
+import json
+path = "/etc/switchboard/devices.json"
+configuration = json.load(open(path))
+configuration["extensions"].append({"id": "neighbour", "executable": "home-controls", "devices": []})
+json.dump(configuration, open(path, "w"), indent=2)
+PY
+    systemctl reload switchboardd.service
+    neighbour_ran() { journalctl -b -u switchboardd.service --no-pager -o cat | grep -q 'extension neighbour: running'; }
+    if until_true 120 neighbour_ran; then pass "a second extension, neighbour, runs"; else fail "the extension neighbour never ran"; fi
+    python3 - "$daemon" "$state_file" <<'PY'
+import json, sys
+path = "/etc/switchboard/devices.json"
+configuration = json.load(open(path))
+for extension in configuration["extensions"]:
+    if extension["id"] == "home":
+        extension.update({"executable": "hostile-extension", "timeout": "30s", "user": "nobody",
+                          "arguments": [sys.argv[1], sys.argv[2], "/etc/switchboard/devices.json", "/etc/switchboard/mqtt-password"]})
+json.dump(configuration, open(path, "w"), indent=2)
+PY
+    runs_before=$(journalctl -b -u switchboardd.service --no-pager -o cat | grep -c 'extension home: running')
+    systemctl reload switchboardd.service
+    hostile_ran() { (($(journalctl -b -u switchboardd.service --no-pager -o cat | grep -c 'extension home: running') > runs_before)); }
+    if until_true 120 hostile_ran; then pass "the hostile extension started and listed its controls"; else fail "the hostile extension never listed its controls"; fi
+    unit=$(extension_unit home)
+    journalctl -b -u "$unit" --no-pager -o cat | sed 's/^/    /'
+    reports=$(journalctl -b -u "$unit" --no-pager -o cat | grep '^hostile: ')
+    for attempt in "inherited descriptors beyond 0-2" "list /var/lib/switchboard" "read $state_file" "read /etc/switchboard/devices.json" \
+        "read /etc/switchboard/mqtt-password" "send unlock over /run/switchboard/switchboard.sock" "make a Unix socket" \
+        "signal switchboardd (pid $daemon, SIGTERM)" "see other processes in /proc" "signal processes of other users or extensions" \
+        "TCP connection to the broker 127.0.0.1:1883" \
+        "write /usr/local/libexec/switchboard/planted" "setuid(0)" "fork 300 processes"; do
+        line=$(grep -F -m1 "hostile: $attempt: " <<<"$reports")
+        if [[ $line == "hostile: $attempt: refused "* ]]; then pass "hostile extension: $attempt: ${line#hostile: $attempt: }"
+        else fail "hostile extension: $attempt: ${line:-no report}"; fi
+    done
+    environment=$(grep -m1 '^hostile: environment: ' <<<"$reports")
+    if [[ -n $environment ]] && ! grep -qE 'NOTIFY_SOCKET|LISTEN_FDS|INVOCATION_ID|HOME=/root' <<<"$environment"; then pass "hostile extension's $environment"; else fail "hostile extension's environment: ${environment:-no report}"; fi
+    check "switchboardd still running, same pid" "active $daemon" "$(systemctl is-active switchboardd.service) $(prop MainPID)"
+    check "the node is still locked" "node garage-pi, locked" "$(as alice switchboard status 2>&1 | head -1)"
+    check "the planted file is not there" absent "$([[ -e /usr/local/libexec/switchboard/planted ]] && echo present || echo absent)"
+    out=$(as alice switchboard status 2>&1)
+    if grep -q "^extension home: systemd unit $unit: own dynamic user.*\"user\": \"nobody\" is not used" <<<"$out"; then
+        pass "status says devices.json's \"user\" is not used under systemd: $(grep '^extension home:' <<<"$out")"
+    else fail "status about the hostile extension: $(grep '^extension' <<<"$out")"; fi
+    home_uid=$(sed -n 's/^extension home: .*own dynamic user (uid \([0-9]*\)).*/\1/p' <<<"$out")
+    neighbour_uid=$(sed -n 's/^extension neighbour: .*own dynamic user (uid \([0-9]*\)).*/\1/p' <<<"$out")
+    if [[ -n $home_uid && -n $neighbour_uid && $home_uid != "$neighbour_uid" ]]; then
+        pass "each extension has a user of its own: home uid $home_uid, neighbour uid $neighbour_uid"
+    else fail "extensions' users: home \"$home_uid\", neighbour \"$neighbour_uid\""; fi
+    out=$(as alice switchboard unlock 2>&1); rc=$?
+    check "switchboard unlock as alice" "0 unlocked" "$rc $out"
+    out=$(as alice switchboard off swift-porch 2>&1); rc=$?
+    check "the hostile extension's controls still work: swift-porch off (exit, line)" "0 0" "$rc $(line_value $porch)"
+    out=$(as alice switchboard on swift-porch 2>&1); rc=$?
+    check "swift-porch on (exit, line)" "0 1" "$rc $(line_value $porch)"
+    systemd-analyze security --no-pager "$unit" >"$results/security-extension.txt" 2>&1
+    score=$(grep -m1 'Overall exposure level' "$results/security-extension.txt" | sed 's/^→ *//')
+    if [[ -n $score ]]; then pass "systemd-analyze security $unit: $score"; else fail "systemd-analyze security $unit printed no exposure level"; fi
+    sed 's/^/    /' "$results/security-extension.txt"
+    # The sample's extension again, for the rest of the boots.
+    cp "$results/devices.json.before-hostile" /etc/switchboard/devices.json
+    runs_before=$(journalctl -b -u switchboardd.service --no-pager -o cat | grep -c 'extension home: running')
+    systemctl reload switchboardd.service
+    if until_true 120 hostile_ran; then pass "the sample's extension is back"; else fail "the sample's extension did not come back"; fi
+    if until_true 20 bash -c "[[ \$(systemctl is-active '$unit') == inactive ]]"; then pass "the hostile extension's unit ended with its connection"; else fail "the hostile extension's unit is $(systemctl is-active "$unit")"; fi
 
     echo "--- reload (SIGHUP)"
     pid=$(prop MainPID)
@@ -240,6 +339,8 @@ final)
     if /mnt/switchboard/deploy/uninstall.sh; then pass "uninstall.sh finished"; else fail "uninstall.sh exited with $?"; fi
     check "unit after uninstall (is-active; unit file)" "inactive absent" "$(systemctl is-active switchboardd.service 2>&1) $([[ -e /etc/systemd/system/switchboardd.service ]] && echo present || echo absent)"
     check "programs and extensions after uninstall" "absent absent absent" "$([[ -e /usr/local/bin/switchboardd ]] && echo present || echo absent) $([[ -e /usr/local/bin/switchboard ]] && echo present || echo absent) $([[ -e /usr/local/libexec/switchboard ]] && echo present || echo absent)"
+    check "extension units and launcher after uninstall (socket, template, launcher)" "absent absent absent" "$(for f in /etc/systemd/system/switchboard-extension.socket /etc/systemd/system/switchboard-extension@.service /usr/local/libexec/switchboard-extension-launcher; do [[ -e $f ]] && echo present || echo absent; done | tr '\n' ' ' | sed 's/ $//')"
+    check "no switchboard-extension@ instance left" "" "$(systemctl list-units --plain --no-legend 'switchboard-extension@*' 2>/dev/null)"
     check "devices.json and the state kept" "kept kept" "$([[ -e /etc/switchboard/devices.json ]] && echo kept || echo gone) $([[ -d /var/lib/switchboard ]] && echo kept || echo gone)"
     check "no switchboardd process left" "" "$(pgrep -x switchboardd)"
     if /mnt/switchboard/deploy/uninstall.sh --purge; then pass "uninstall.sh --purge finished"; else fail "uninstall.sh --purge exited with $?"; fi

@@ -7,8 +7,11 @@
 # deploy/hil/systemd-guest.sh after multi-user.target:
 #   boot 1: install.sh --prebuilt (user, groups, udev rule, /etc/switchboard, unit enabled and
 #           started), READY under the hardening options, the CLI for a member of the switchboard
-#           group and not for others, the watchdog restarting a stopped daemon, the journal,
-#           systemd-analyze security; switches the porch light on, then `systemctl reboot`
+#           group and not for others, the sample's extension in a switchboard-extension@ instance
+#           (own dynamic user, cgroup, limits), a hostile extension (deploy/hil/hostile-extension)
+#           whose every way out fails while its controls work, the watchdog restarting a stopped
+#           daemon, the journal, systemd-analyze security of both units; switches the porch light
+#           on, then `systemctl reboot`
 #   boot 2: on the same disk, the service came up by itself and restored the porch light.
 #   boots cut1…cutN (HIL_POWER_CUTS, default 3): the daemon adds placements as fast as the CLI
 #           goes, and the host kills qemu (a power cut) 1–3 s into the burst; each next boot
@@ -20,8 +23,8 @@
 # from the first boot to the second.
 #
 # The binaries are release builds made inside the Debian 13 root (against its libgpiod 2.x), in
-# .build-debian13-release; SWITCHBOARD_PREBUILT=DIR uses switchboardd and switchboard from DIR
-# instead. Prints one PASS or FAIL line per check and exits non-zero on any failure.
+# .build-debian13-release; SWITCHBOARD_PREBUILT=DIR uses switchboardd, switchboard,
+# switchboard-extension-launcher and home-controls from DIR instead. Prints one PASS or FAIL line per check and exits non-zero on any failure.
 #
 #   deploy/hil/systemd-test.sh
 # Env: HIL_SYSTEMD_KERNEL (a kernel image; default: built and cached by build-kernel.sh),
@@ -78,7 +81,7 @@ else
         for fs in /proc /sys /dev "$repo"; do mkdir -p "$build/root$fs" && mount --bind "$fs" "$build/root$fs"; done
         swift=(swift build -c release --static-swift-stdlib --scratch-path .build-debian13-release)
         chroot "$build/root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
-            sh -c "cd \"\$1\" && shift && \"\$@\" --product switchboardd && \"\$@\" --product switchboard && \"\$@\" --product home-controls" sh "$repo" "${swift[@]}"
+            sh -c "cd \"\$1\" && shift && \"\$@\" --product switchboardd && \"\$@\" --product switchboard && \"\$@\" --product switchboard-extension-launcher && \"\$@\" --product home-controls" sh "$repo" "${swift[@]}"
         ' _ "$root" "$run/build" "$repo" >"$run/build.log" 2>&1; then
         tail -40 "$run/build.log" >&2
         say "FAIL: release build in the Debian 13 root (log above)"
@@ -88,11 +91,12 @@ else
     bin=$repo/.build-debian13-release/release
     say "built in $(($(date +%s) - build_started))s"
 fi
-for binary in switchboardd switchboard home-controls; do
+for binary in switchboardd switchboard switchboard-extension-launcher home-controls; do
     [[ -x $bin/$binary ]] || { say "no $binary in $bin" >&2; exit 1; }
     cp "$bin/$binary" "$run/share/bin/"
 done
 cp deploy/hil/systemd-guest.sh "$run/share/guest.sh"
+cp deploy/hil/hostile-extension "$run/share/hostile-extension"
 
 # The test unit: after multi-user.target; the script ends the boot itself (reboot or power-off).
 cat >"$run/share/switchboard-hil.service" <<'UNIT'
@@ -266,6 +270,7 @@ grep -h -E '^(PASS|FAIL|INFO)' "$run/share/results/install.log" "$run/share/resu
 [[ -f $run/share/results/cuts.txt ]] && say "power cuts: $(paste -sd ';' "$run/share/results/cuts.txt")"
 passes=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^PASS' || true)
 failures=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^FAIL' || true)
-[[ -f $run/share/results/security.txt ]] && say "systemd-analyze security: $(grep -m1 'Overall exposure level' "$run/share/results/security.txt" | sed 's/^→ *//')"
+[[ -f $run/share/results/security.txt ]] && say "systemd-analyze security switchboardd.service: $(grep -m1 'Overall exposure level' "$run/share/results/security.txt" | sed 's/^→ *//')"
+[[ -f $run/share/results/security-extension.txt ]] && say "systemd-analyze security switchboard-extension@….service: $(grep -m1 'Overall exposure level' "$run/share/results/security-extension.txt" | sed 's/^→ *//')"
 say "$passes passed, $failures failed, $(($(date +%s) - started))s in all"
 ((failures == 0 && failed == 0))

@@ -42,6 +42,9 @@ public struct DaemonCommandLine: Sendable {
           --socket PATH     the local control socket (default /run/switchboard/switchboard.sock)
           --socket-idle-timeout D
                             close a socket connection that sent no complete request for D (default 30s)
+          --extension-socket PATH
+                            run each control extension as a switchboard-extension@.service
+                            instance, through this socket (systemd's switchboard-extension.socket)
           --verbose         log debug lines too
           --version         print the version and the libraries it was built with
           -h, --help        show this help
@@ -78,6 +81,9 @@ public struct DaemonCommandLine: Sendable {
                 options.socketIdleTimeout = timeout
             case "--simulate": options.simulate = true
             case "--verbose": verbose = true
+            case "--extension-socket":
+                guard let value = value() else { return .usageError("--extension-socket needs the path of switchboard-extension.socket") }
+                options.extensionSocket = value
             case "-h", "--help": return .help
             case "--version": return .version
             default: return .usageError("unknown option \(argument)")

@@ -20,6 +20,9 @@ public struct DaemonOptions: Sendable {
     /// How long a socket connection may go without a complete request (while none is being
     /// answered) before it is closed, so that idle connections cannot use up a user's places.
     public var socketIdleTimeout = SocketSession.defaultIdleTimeout
+    /// `switchboard-extension.socket`'s path: each control extension then runs as an instance of
+    /// `switchboard-extension@.service` (``ExtensionHosting/systemd(socket:)``); nil: as a child process.
+    public var extensionSocket: String?
 
     public init() {}
 }
@@ -81,6 +84,7 @@ public final class SwitchboardDaemon: Sendable {
                 settings: settings,
                 devices: NodeDeviceService(caller: "extension \"\(settings.id)\"", allowed: Set(settings.devices), obeysLock: true) { me.withLock { $0.daemon }?.runtime },
                 log: log,
+                hosting: options.extensionSocket.map { .systemd(socket: $0) } ?? .process,
                 reload: { kinds in
                     guard let center = me.withLock({ $0.daemon })?.runtime?.center else { return }
                     kinds.forEach { center.push(kind: $0) }

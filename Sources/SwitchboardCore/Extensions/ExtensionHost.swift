@@ -12,7 +12,7 @@ import SwitchboardSupport
 /// ``condition`` says why. Nothing it does reaches beyond its own controls.
 public final class ExtensionHost: Sendable {
     struct State {
-        var process: ExtensionProcess?
+        var process: (any ExtensionRun)?
         var gallery: [ControlGalleryItem]?
         var condition = "starting"
         var nextCall = 1
@@ -31,6 +31,8 @@ public final class ExtensionHost: Sendable {
     }
 
     public let settings: ExtensionSettings
+    /// Where its runs are: child processes, or systemd units.
+    public let hosting: ExtensionHosting
     private let devices: NodeDeviceService
     private let clock: AnyClock
     private let log: Log
@@ -58,10 +60,11 @@ public final class ExtensionHost: Sendable {
 
     public init(
         settings: ExtensionSettings, devices: NodeDeviceService, log: Log, clock: some Clock<Duration> = ContinuousClock(),
-        backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)),
+        backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)), hosting: ExtensionHosting = .process,
         reload: @escaping @Sendable ([String]) -> Void, listed: @escaping @Sendable () -> Void
     ) {
         self.settings = settings
+        self.hosting = hosting
         self.devices = devices
         self.log = log
         self.clock = AnyClock(clock)
@@ -135,7 +138,7 @@ public final class ExtensionHost: Sendable {
         while !state.withLock({ $0.stopped }), !Task.isCancelled {
             let reason: String
             do {
-                let process = try ExtensionProcess(settings)
+                let process = try await hosting.start(settings)
                 state.withLock { state in
                     state.process = process
                     state.isolation = process.isolation
@@ -160,7 +163,7 @@ public final class ExtensionHost: Sendable {
 
     /// Stops the extension (SIGTERM, then SIGKILL after 2 s) and ends ``run()``.
     public func shutDown() {
-        let process = state.withLock { state -> ExtensionProcess? in
+        let process = state.withLock { state -> (any ExtensionRun)? in
             state.stopped = true
             return state.process
         }
@@ -171,7 +174,7 @@ public final class ExtensionHost: Sendable {
     // MARK: One run
 
     /// Serves one run of the process until it ends; returns how it ended.
-    private func serve(_ process: ExtensionProcess, backoff: inout Backoff) async -> String {
+    private func serve(_ process: any ExtensionRun, backoff: inout Backoff) async -> String {
         var killed: String?
         var ended = "ended"
         let began = clock.now
@@ -187,7 +190,7 @@ public final class ExtensionHost: Sendable {
                         state.condition = "running"
                     }
                     succeeded.withLock { $0 = true }
-                    self.log(.info, "extension \(self.settings.id): running (pid \(process.pid)), controls \(gallery.map(\.kind).joined(separator: ", "))")
+                    self.log(.info, "extension \(self.settings.id): running (\(process.identity)), controls \(gallery.map(\.kind).joined(separator: ", "))")
                     self.listed()
                     self.reload(gallery.map(\.kind))
                     for (kind, placements) in self.state.withLock({ $0.pushTokens }).sorted(by: { $0.key < $1.key }) {
@@ -255,7 +258,7 @@ public final class ExtensionHost: Sendable {
     }
 
     /// Handles one line from the extension.
-    private func handle(_ line: Substring, from process: ExtensionProcess, deviceCalls: Locked<Int>, in group: inout DiscardingTaskGroup) -> LineHandling {
+    private func handle(_ line: Substring, from process: any ExtensionRun, deviceCalls: Locked<Int>, in group: inout DiscardingTaskGroup) -> LineHandling {
         switch ControlLineProtocol.kind(of: line) {
         case .reply:
             guard let reply = ControlLineProtocol.decode(ControlReply.self, from: line), let call = reply.call else { return .notProtocol(line) }
@@ -294,7 +297,7 @@ public final class ExtensionHost: Sendable {
         }
     }
 
-    private func logErrors(of process: ExtensionProcess) async {
+    private func logErrors(of process: any ExtensionRun) async {
         var logged = 0
         for await read in process.errors {
             guard case .line(let line) = read, !line.isEmpty else { continue }
@@ -329,7 +332,7 @@ public final class ExtensionHost: Sendable {
     /// followed by a status check, and an extension that answers neither is killed as hung.
     func call(_ command: ControlCommand, timeout: Duration, checkingLiveness: Bool = true) async throws -> ControlReply {
         var command = command
-        let (process, number) = try state.withLock { state -> (ExtensionProcess, Int) in
+        let (process, number) = try state.withLock { state -> (any ExtensionRun, Int) in
             guard let process = state.process else {
                 throw ExtensionError("extension \"\(settings.id)\" \(state.condition)")
             }

@@ -77,7 +77,7 @@ final class ExtensionHosts: Sendable {
             + clashes.withLock { $0 }
     }
 
-    /// How each extension that has started runs and how isolated, for `switchboard status`.
+    /// How each running extension is kept apart, for `switchboard status`.
     var isolation: [String] {
         all.compactMap { host in host.isolation.map { "\(host.settings.id): \($0)" } }
     }

@@ -27,7 +27,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var inputs: [DeviceValue]?
     /// The broker connection, for `status`: `connected` or `disconnected` (absent: no MQTT).
     public var mqtt: String?
-    /// How each control extension runs and how isolated it is, for `status`.
+    /// How each running control extension is kept apart ("home: systemd unit …: own dynamic user, …").
     public var extensions: [String]?
 
     public init(_ reply: ControlReply) { self.reply = reply }

@@ -178,6 +178,8 @@ struct SocketSession {
                 socketReply.warnings = warnings.isEmpty ? nil : warnings
                 let stale = await runtime.center.staleReasons
                 socketReply.staleReasons = stale.isEmpty ? nil : stale
+                let isolation = daemon.extensions.isolation
+                socketReply.extensions = isolation.isEmpty ? nil : isolation
                 socketReply.mqtt = runtime.bridge.map { $0.connection.connected ? "connected" : "disconnected" }
                 let inputs = runtime.hub.inputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
                 socketReply.inputs = inputs.isEmpty ? nil : inputs

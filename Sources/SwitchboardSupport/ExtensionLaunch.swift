@@ -1,0 +1,121 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The first exchange on a connection to `switchboard-extension.socket`: switchboardd sends one
+/// ``Request`` line naming the extension to run, `switchboard-extension-launcher` answers one
+/// ``Answer`` line, and from then on the connection is the extension's standard input and output
+/// (the line protocol), exactly as a spawned extension's pipes are.
+public enum ExtensionLaunch {
+    /// What to run: the extension's id (for the journal), its executable and its arguments.
+    public struct Request: Codable, Sendable, Equatable {
+        public var id: String
+        public var executable: String
+        public var arguments: [String]
+
+        public init(id: String, executable: String, arguments: [String]) {
+            self.id = id
+            self.executable = executable
+            self.arguments = arguments
+        }
+    }
+
+    /// Whether it runs: the unit and user it runs as, or why it was refused.
+    public struct Answer: Codable, Sendable, Equatable {
+        public var launched: Bool
+        /// The systemd unit it runs in (`switchboard-extension@3-1234-998.service`); nil outside systemd.
+        public var unit: String?
+        /// The user id it runs as (a dynamic user of its own under systemd).
+        public var uid: UInt32?
+        /// Why it does not run (and what to do about it).
+        public var error: String?
+
+        public init(launched: Bool, unit: String? = nil, uid: UInt32? = nil, error: String? = nil) {
+            self.launched = launched
+            self.unit = unit
+            self.uid = uid
+            self.error = error
+        }
+    }
+
+    /// The longest first line either side accepts.
+    public static let maximumLineLength = 65536
+
+    /// One value as a JSON line (with its newline).
+    public static func encodeLine(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array((try? encoder.encode(value)) ?? Data("{}".utf8)) + [UInt8(ascii: "\n")]
+    }
+
+    /// Decodes one line read by ``readLine(from:timeout:)``.
+    public static func decode<T: Decodable>(_ type: T.Type, _ line: [UInt8]) -> T? {
+        try? CheckedJSON.decode(type, from: Data(line))
+    }
+
+    /// Why a first line could not be read.
+    public enum ReadFailure: Error, Sendable, Equatable {
+        /// The other end closed before a whole line came.
+        case closed
+        /// No whole line within the timeout.
+        case timedOut
+        /// A line longer than ``maximumLineLength``.
+        case tooLong
+        /// `read` or `poll` failed with this errno.
+        case failed(Int32)
+    }
+
+    /// Reads one line from a blocking descriptor, a byte at a time so that nothing after the
+    /// newline is taken from the bytes that belong to the extension.
+    /// - Parameter timeout: milliseconds to wait in all (nil: for ever).
+    public static func readLine(from descriptor: Int32, timeout: Int32? = nil) -> Result<[UInt8], ReadFailure> {
+        var line: [UInt8] = []
+        var remaining = timeout.map(Int64.init)
+        var byte: UInt8 = 0
+        while true {
+            if let left = remaining {
+                guard left > 0 else { return .failure(.timedOut) }
+                let started = monotonicMilliseconds()
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, Int32(left))
+                if ready < 0 && errno != EINTR { return .failure(.failed(errno)) }
+                remaining = left - (monotonicMilliseconds() - started)
+                if ready <= 0 { continue }
+            }
+            let count = read(descriptor, &byte, 1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.failed(errno))
+            }
+            if count == 0 { return .failure(.closed) }
+            if byte == UInt8(ascii: "\n") { return .success(line) }
+            line.append(byte)
+            if line.count > maximumLineLength { return .failure(.tooLong) }
+        }
+    }
+
+    /// Writes all of `bytes` to a blocking descriptor; false if it could not.
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}

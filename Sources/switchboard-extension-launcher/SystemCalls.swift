@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The launcher's libc calls that need more than one line.
+enum SystemCalls {
+    /// `POLLRDHUP`: the other end of a stream socket closed or shut down writing (Linux; behind
+    /// `_GNU_SOURCE`, which Swift's Glibc module does not see).
+    static let pollReadHangUp: Int16 = 0x2000
+
+    /// Marks every open descriptor above `highest` close-on-exec (systemd passes few, but
+    /// whatever it or a debugging parent passed must not reach the extension).
+    static func closeOnExecAbove(_ highest: Int32) {
+        guard let folder = opendir("/proc/self/fd") else { return }
+        defer { closedir(folder) }
+        let own = dirfd(folder)
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let descriptor = Int32(name), descriptor > highest, descriptor != own else { continue }
+            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        }
+    }
+
+    /// A pipe whose ends are closed on exec.
+    static func pipe(_ ends: inout [Int32]) -> Bool {
+        guard Glibc.pipe(&ends) == 0 else { return false }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    /// `path` with every symbolic link resolved (realpath), or nil (errno says why).
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The systemd unit this process runs in, from its cgroup (`…/switchboard-extension@3-1234-998.service`).
+    static func ownUnit() -> String? {
+        guard let file = fopen("/proc/self/cgroup", "re") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        while fgets(&buffer, Int32(buffer.count), file) != nil {
+            let line = String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // cgroup v2: "0::/system.slice/system-switchboard\x2dextension.slice/switchboard-extension@….service"
+            guard line.hasPrefix("0::"), let last = line.split(separator: "/").last, last.hasSuffix(".service") else { continue }
+            return String(last)
+        }
+        return nil
+    }
+}
