@@ -77,7 +77,8 @@ struct CommandFloodTests {
         #expect(counted == Self.floodSize, "\(counted) commands in \(events) events")
         #expect(events < Self.floodSize / 10, "\(events) outcome events for \(Self.floodSize) commands")
         let after = memory(of: pid)
-        #expect(after.peak - before.now < 8 * 1024, "peak \(after.peak) KiB, from \(before.now) KiB before the flood")
+        // Under a sanitizer freed memory sits in quarantine: resident memory says nothing there.
+        #expect(Sanitizers.active || after.peak - before.now < 8 * 1024, "peak \(after.peak) KiB, from \(before.now) KiB before the flood")
         print("flood: fan round trip \(roundTrip), RSS \(before.now) KiB before, peak \(after.peak) KiB, \(events) outcome events")
     }
 }

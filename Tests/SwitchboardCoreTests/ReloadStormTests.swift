@@ -76,7 +76,8 @@ struct ReloadStormTests {
         print("storm: \(reloads) reloads; descriptors \(before.descriptors) → \(after.descriptors), RSS \(before.residentKiB) → \(after.residentKiB) KiB")
         #expect(reloads >= 110, "the storm reloaded \(reloads) times")
         #expect(after.descriptors <= before.descriptors + 2, "descriptors before \(before.descriptors), after \(after.descriptors)")
-        #expect(after.residentKiB <= before.residentKiB + 4 * 1024, "RSS before \(before.residentKiB) KiB, after \(after.residentKiB) KiB")
+        // Under a sanitizer freed memory sits in quarantine: resident memory says nothing there.
+        #expect(Sanitizers.active || after.residentKiB <= before.residentKiB + 4 * 1024, "RSS before \(before.residentKiB) KiB, after \(after.residentKiB) KiB")
         #expect(await daemon.signal(SIGTERM) == 0, "\(daemon.log.suffix(3000))")
         #expect(!daemon.log.contains("Fatal error"), "\(daemon.log.suffix(3000))")
         #expect(daemon.log.contains("info: switchboardd stopped"))
