@@ -95,10 +95,7 @@ public enum SecretFile {
         throw SecretFileError(path: path, problem: what, fix: fix)
     }
 
-    static func userName(_ uid: uid_t) -> String {
-        guard let entry = getpwuid(uid) else { return "uid \(uid)" }
-        return String(cString: entry.pointee.pw_name)
-    }
+    static func userName(_ uid: uid_t) -> String { SystemFiles.userName(uid) ?? "uid \(uid)" }
 }
 
 /// A secret file that cannot be used: where, what is wrong, and the command that fixes it.

@@ -28,7 +28,7 @@ struct ExtensionLauncher {
     /// Runs the launch; returns the launcher's exit status.
     func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        SystemCalls.closeOnExecAbove(2)
+        Descriptors.closeEveryOneOnExec()
         let request: ExtensionLaunch.Request
         switch ExtensionLaunch.readLine(from: 0, timeout: requestTimeout) {
         case .success(let line):
@@ -95,13 +95,12 @@ struct ExtensionLauncher {
     /// the extension's process group in the second case. Returns the exit status to end with.
     private func watch(_ child: pid_t, id: String) -> Int32 {
         // The extension's end is reported through a pipe, by a thread that waits for it.
-        var ends: [Int32] = [0, 0]
-        guard SystemCalls.pipe(&ends) else {
+        guard let ends = Descriptors.pipe() else {
             log("extension \(id): no pipe: \(String(cString: strerror(errno))); stopping it")
             _ = kill(-child, SIGKILL)
             return 1
         }
-        let reader = ends[0], writer = ends[1]
+        let reader = ends.read, writer = ends.write
         DispatchQueue.global().async {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}

@@ -8,26 +8,6 @@ enum SystemCalls {
     /// `_GNU_SOURCE`, which Swift's Glibc module does not see).
     static let pollReadHangUp: Int16 = 0x2000
 
-    /// Marks every open descriptor above `highest` close-on-exec (systemd passes few, but
-    /// whatever it or a debugging parent passed must not reach the extension).
-    static func closeOnExecAbove(_ highest: Int32) {
-        guard let folder = opendir("/proc/self/fd") else { return }
-        defer { closedir(folder) }
-        let own = dirfd(folder)
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let descriptor = Int32(name), descriptor > highest, descriptor != own else { continue }
-            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
-        }
-    }
-
-    /// A pipe whose ends are closed on exec.
-    static func pipe(_ ends: inout [Int32]) -> Bool {
-        guard Glibc.pipe(&ends) == 0 else { return false }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return true
-    }
-
     /// `path` with every symbolic link resolved (realpath), or nil (errno says why).
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 

@@ -30,9 +30,6 @@ struct ExtensionSandbox: Sendable {
     static let memoryLimit: UInt64 = 2 << 30
     /// Its open descriptors.
     static let fileLimit: UInt64 = 256
-    /// Whether switchboardd is built with AddressSanitizer or ThreadSanitizer (its extensions then
-    /// are too): they reserve terabytes of address space, so no address-space limit is given.
-    static let sanitized = dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
 
     /// The only PATH an extension gets.
     static let path = "/usr/local/bin:/usr/bin:/bin"
@@ -64,7 +61,8 @@ struct ExtensionSandbox: Sendable {
         environment = Self.environment(user: name, home: home, from: daemonEnvironment)
 
         var limits = [ResourceLimit(.core, 0), ResourceLimit(.files, Self.fileLimit)]
-        if !Self.sanitized { limits.append(ResourceLimit(.memory, Self.memoryLimit)) }
+        // A sanitized build (its extensions are too) reserves terabytes of address space.
+        if !Sanitizers.active { limits.append(ResourceLimit(.memory, Self.memoryLimit)) }
         let taskNote: String
         if ownUser {
             limits.append(ResourceLimit(.tasks, Self.taskLimit))

@@ -72,13 +72,11 @@ final class SystemdExtensionRun: ExtensionRun {
         guard answer.launched else {
             throw ExtensionError("switchboard-extension@.service refused it: \(answer.error ?? "no reason given")")
         }
-        var ends: [Int32] = [0, 0]
-        guard Glibc.pipe(&ends) == 0 else { throw ExtensionError("no pipe: \(String(cString: strerror(errno)))") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        close(ends[1])
+        guard let ends = Descriptors.pipe() else { throw ExtensionError("no pipe: \(String(cString: strerror(errno)))") }
+        close(ends.write)
         handedOver = true
         self.descriptor = descriptor
-        noErrors = ends[0]
+        noErrors = ends.read
         unit = answer.unit ?? "switchboard-extension@.service"
         uid = answer.uid
         configuredUser = settings.user
