@@ -64,7 +64,7 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
                 } else {
                     let error = errno
                     if error == EINTR { continue }
-                    if error != EAGAIN && error != EWOULDBLOCK { source.cancel() }
+                    if error == EAGAIN || error == EWOULDBLOCK { flow.emptied() } else { source.cancel() }
                     return
                 }
             }
@@ -90,6 +90,11 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
         flow.source?.cancel()
     }
 
+    /// How many times reading found the descriptor empty: everything written to it so far had
+    /// been read (though maybe not yet consumed). While it stays the same, the writer keeps ahead
+    /// of the reader: whatever the consumer's pace, the writer writes faster.
+    public var timesEmptied: Int { flow.timesEmptied }
+
     public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), flow: flow) }
 
     /// Hands out the lines, telling the reader each time one was taken.
@@ -112,7 +117,13 @@ final class LineFlow: @unchecked Sendable {
     // Invariant: the counts are only touched under the mutex; `source` is set once, before the
     // source first runs, and suspended and resumed only under the mutex, in balance.
     private let state = Locked<(waiting: Int, suspended: Bool, ended: Bool)>((0, false, false))
+    private let emptiedCount = Locked(0)
     var source: SourceCancellation?
+
+    var timesEmptied: Int { emptiedCount.withLock { $0 } }
+
+    /// A read found the descriptor empty.
+    func emptied() { emptiedCount.withLock { $0 += 1 } }
 
     /// Lines were handed on (on the reader's queue). Returns true when the reader is now
     /// suspended and must stop reading.

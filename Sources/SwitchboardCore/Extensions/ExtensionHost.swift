@@ -49,7 +49,10 @@ public final class ExtensionHost: Sendable {
 
     /// Lines a second it was not asked for (events, device calls, replies to calls the daemon did
     /// not make or no longer waits for, anything else) beyond which an extension counts as
-    /// flooding; replies to the daemon's own waiting calls never count.
+    /// flooding; replies to the daemon's own waiting calls never count. The second is the
+    /// daemon's: lines count on until the daemon has read all the extension wrote, so an
+    /// extension that writes faster than a slow board's daemon can handle its lines (fewer than
+    /// this many a second) floods it all the same.
     static let floodLimit = 5000
     /// Device calls waiting for their answer beyond which an extension counts as flooding.
     static let deviceCallLimit = 256
@@ -202,7 +205,7 @@ public final class ExtensionHost: Sendable {
                 }
                 self.finishFirstListing()
             }
-            var window = clock.now, unasked = 0, garbage = 0
+            var window = clock.now, unasked = 0, garbage = 0, windowEmptied = process.output.timesEmptied
             let deviceCalls = Locked(0)
             for await read in process.output {
                 let handled: LineHandling
@@ -214,7 +217,11 @@ public final class ExtensionHost: Sendable {
                 }
                 if handled == .answer { continue }
                 let now = clock.now
-                if window.duration(to: now) >= .seconds(1) { window = now; unasked = 0 }
+                // A new second begins only once the daemon caught up with the extension's output:
+                // where the daemon handles fewer lines a second than the limit, a flood never fills
+                // one second, but it keeps the output from ever running dry.
+                let emptied = process.output.timesEmptied
+                if window.duration(to: now) >= .seconds(1), emptied != windowEmptied { window = now; windowEmptied = emptied; unasked = 0 }
                 unasked += 1
                 if unasked > Self.floodLimit || handled == .tooManyDeviceCalls {
                     killed = handled == .tooManyDeviceCalls
