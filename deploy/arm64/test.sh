@@ -7,7 +7,10 @@
 # no release build, see deploy/arm64/build.sh). Then the Debian 13 release binaries, run on arm64
 # through qemu-user: `switchboardd --version`, `switchboard check --simulate` on the sample
 # devices.json, and README's run command (deploy/run-sample-test.sh: the daemon on the sample with
-# --simulate, a real broker, the CLI, Ctrl-C), all arm64.
+# --simulate, a real broker, the CLI, Ctrl-C), all arm64. Last, the test bundle on arm64 under
+# qemu-user, serially and under a watchdog (deploy/arm64/suite.sh): the suites that fit a CI run
+# (the MQTT round trip, extension hosting, the fleet, the CLI against a daemon, the README's tour),
+# or every suite with SWITCHBOARD_ARM64_SUITE=full.
 # Run by deploy/test.sh after the Debian 13 stage. The roots are cached (deploy/arm64/sysroot.sh,
 # deploy/debian13/root.sh); the builds are not (a fresh clone builds from scratch).
 #
@@ -25,7 +28,7 @@ skip() {
 [[ $(uname -m) == x86_64 ]] || skip "the cross build runs on x86_64 (Debian 13's amd64 swiftlang); this is $(uname -m)"
 if ((EUID != 0)); then
     echo "switchboard arm64: making and entering the roots needs root; running through sudo"
-    exec sudo --preserve-env=SWITCHBOARD_ARM64_DEBIAN12,SWITCHBOARD_DEBIAN13_CACHE,DEBIAN13_MIRROR,DEBIAN_MIRROR,SWITCHBOARD_STAGE_TIMES \
+    exec sudo --preserve-env=SWITCHBOARD_ARM64_DEBIAN12,SWITCHBOARD_ARM64_SUITE,SWITCHBOARD_DEBIAN13_CACHE,DEBIAN13_MIRROR,DEBIAN_MIRROR,SWITCHBOARD_STAGE_TIMES \
         "$PWD/deploy/arm64/test.sh" "$@"
 fi
 
@@ -71,3 +74,11 @@ echo "  ok    switchboardd --version: $version"
 echo "  ok    switchboard check devices.json --simulate"
 
 SWITCHBOARD_BIN=$bin SWITCHBOARD_SAMPLE_LABEL="arm64, qemu-user" bash deploy/run-sample-test.sh
+
+# The test bundle on arm64: suite by suite, each test after the other, under a watchdog that
+# stops a suite in which no test finishes for 5 minutes and names the tests that were running.
+stage "arm64 under qemu-user (Debian 13): the test watchdog on a hanging run"
+deploy/lib/watchdog-check.sh
+stage "arm64 under qemu-user (Debian 13): test suites (${SWITCHBOARD_ARM64_SUITE:-ci})"
+deploy/arm64/suite.sh "${SWITCHBOARD_ARM64_SUITE:-ci}"
+stage_end
