@@ -17,7 +17,7 @@ public final class ManualClock: Clock, Sendable {
         var nextID = 0
         var sleepers: [Sleeper] = []
         /// Tests waiting for the sleepers to be as they need: each condition is on the deadlines.
-        var sleeperWaiters: [(ready: @Sendable ([Instant]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(id: Int, ready: @Sendable ([Instant]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     // Invariant: all state is behind the mutex; continuations are resumed after it is released.
@@ -91,14 +91,30 @@ public final class ManualClock: Clock, Sendable {
         await waitForSleepers { $0.contains(deadline) }
     }
 
+    /// A cancelled wait returns at once: a test whose time limit passed while it waited for a
+    /// timer that is never set (on a slow machine, one it advanced the clock before) ends, and
+    /// fails, instead of waiting for ever.
     private func waitForSleepers(where ready: @escaping @Sendable ([Instant]) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if ready(state.sleepers.map(\.deadline)) { return true }
-                state.sleeperWaiters.append((ready, continuation))
-                return false
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Checked under the lock the cancellation handler takes too.
+                let now = state.withLock { state -> Bool in
+                    if Task.isCancelled || ready(state.sleepers.map(\.deadline)) { return true }
+                    state.sleeperWaiters.append((id, ready, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.sleeperWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleeperWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 

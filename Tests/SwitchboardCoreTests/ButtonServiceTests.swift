@@ -54,6 +54,9 @@ struct ButtonServiceTests {
             // Short: pressed for 100 ms, then the 300 ms window closes.
             try await drive(pressed: true, at: .seconds(1))
             try await drive(pressed: false, at: .milliseconds(1100))
+            // The window is set once the release has been handled: on a slow machine later than
+            // the yields above; advancing first would leave it waiting for ever.
+            await clock.waitForSleeper(until: OffsetInstant(offset: .milliseconds(1400)))
             clock.advance(to: OffsetInstant(offset: .milliseconds(1420)))
             let short = await clicks.next()
             #expect(short?.click == "short" && short?.outcome == "porch On")
@@ -71,6 +74,7 @@ struct ButtonServiceTests {
 
             // Long: held; nothing is bound, and it is still told.
             try await drive(pressed: true, at: .seconds(5))
+            await clock.waitForSleeper(until: OffsetInstant(offset: .milliseconds(5800)))
             clock.advance(to: OffsetInstant(offset: .milliseconds(5820)))
             let long = await clicks.next()
             #expect(long?.click == "long" && long?.outcome == nil)

@@ -1,0 +1,58 @@
+import Dispatch
+import SwitchboardSupport
+import SwitchboardTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Reading lines from a pipe: whether the reader has caught up with the writer, which is how the
+/// daemon tells an extension that floods it from one it merely reads slowly.
+@Suite(.timeLimit(.minutes(1)))
+struct FileDescriptorLinesTests {
+    /// Writes all of `bytes`, blocking while the pipe is full.
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written > 0 { offset += written } else if errno != EINTR { return }
+        }
+    }
+
+    @Test func aWriterAheadOfItsReaderNeverLetsTheReaderFindThePipeEmpty() async throws {
+        let ends = try #require(Descriptors.pipe())
+        let lines = FileDescriptorLines(descriptor: ends.read)
+        close(ends.read)
+        var iterator = lines.makeAsyncIterator()
+
+        Self.writeAll(ends.write, Array("one\ntwo\n".utf8))
+        #expect(await iterator.next() == .line("one"))
+        #expect(await iterator.next() == .line("two"))
+        let caughtUp = Probe(0)
+        #expect(await caughtUp.wait(timeout: .seconds(10)) { _ in lines.timesEmptied > 0 } != nil,
+                "the reader read all there was: it found the pipe empty")
+
+        // A flood: chunks of 6000 lines, each a write of its own, faster than they are handled.
+        let chunk = Array(String(repeating: "noise-line\n", count: 6000).utf8)
+        let writer = ends.write
+        let written = Probe(false)
+        DispatchQueue.global().async {
+            for _ in 0..<5 { Self.writeAll(writer, chunk) }
+            written.update { $0 = true }
+            close(writer)
+        }
+        #expect(await iterator.next() == .line("noise-line"))
+        let before = lines.timesEmptied
+        for index in 1..<9000 {
+            #expect(await iterator.next() == .line("noise-line"))
+            if index % 500 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(lines.timesEmptied == before, "while the writer kept ahead, reading never found the pipe empty")
+        var rest = 0
+        while await iterator.next() != nil { rest += 1 }
+        #expect(rest == 30000 - 9000)
+        #expect(written.value)
+    }
+}
