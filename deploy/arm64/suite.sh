@@ -11,6 +11,8 @@
 #           trip, extension hosting, the fleet, the CLI against a daemon and the README's tour
 #   full    (or SWITCHBOARD_ARM64_SUITE=full) every suite of the bundle
 #   SUITE   suites by name (MQTTEndToEndTests, or Module.Suite)
+#   parallel   every suite in one process, in parallel, as `swift test` runs them (under the same
+#           watchdog; the way the suite once hung under emulation)
 #
 # The arm64 programs run as on a Debian amd64 machine with arm64 multiarch libraries: in a private
 # mount namespace, the arm64 root's /usr/lib and /usr/libexec (its dynamic loader, libraries and
@@ -64,21 +66,31 @@ mapfile -t all_suites < <(sed -n 's|^\([A-Za-z0-9_]*\.[A-Za-z0-9_]*\)/.*|\1|p' "
 case $selection in
     full) suites=("${all_suites[@]}") ;;
     ci) suites=("${ci_suites[@]}") ;;
+    parallel) suites=(parallel) ;;
     *) suites=("$@") selection="$*" ;;
 esac
 
-echo "switchboard arm64 suite: ${#suites[@]} suites of $(wc -l <"$listing") tests in the bundle, serially under qemu-user; a suite stops after $stall s without a finished test or $limit s in all"
+if [[ $selection == parallel ]]; then how="all in one process, in parallel"; else how="${#suites[@]} suites, serially"; fi
+echo "switchboard arm64 suite: $(wc -l <"$listing") tests in the bundle; $how, under qemu-user; a suite stops after $stall s without a finished test or $limit s in all"
 passed=0 failed=0 skipped=0 problems=()
 started=$SECONDS
 for suite in "${suites[@]}"; do
-    [[ $suite == *.* ]] || suite=$(printf '%s\n' "${all_suites[@]}" | grep -m1 "\.$suite\$" || echo "$suite")
-    grep -q "^$suite/" "$listing" || { problems+=("$suite: no such suite in the bundle"); echo "  FAIL  $suite: no such suite in the bundle"; continue; }
-    log=$logs/$suite.log
-    suite_started=$SECONDS
-    set +e
-    watched_run "$log" "$stall" "$limit" run_bundle --no-parallel --filter "^${suite//./\\.}/"
-    status=$?
-    set -e
+    if [[ $suite == parallel ]]; then
+        log=$logs/parallel.log suite_started=$SECONDS
+        set +e
+        watched_run "$log" "$stall" "$limit" run_bundle
+        status=$?
+        set -e
+    else
+        [[ $suite == *.* ]] || suite=$(printf '%s\n' "${all_suites[@]}" | grep -m1 "\.$suite\$" || echo "$suite")
+        grep -q "^$suite/" "$listing" || { problems+=("$suite: no such suite in the bundle"); echo "  FAIL  $suite: no such suite in the bundle"; continue; }
+        log=$logs/$suite.log
+        suite_started=$SECONDS
+        set +e
+        watched_run "$log" "$stall" "$limit" run_bundle --no-parallel --filter "^${suite//./\\.}/"
+        status=$?
+        set -e
+    fi
     p=$(grep -E '^✔ Test .* passed after ' "$log" | grep -vc '^✔ Test run with ' || true)
     f=$(grep -E '^✘ Test .* failed after ' "$log" | grep -vc '^✘ Test run with ' || true)
     s=$(grep -Ec '^➜ Test .* skipped' "$log" || true)
