@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Makes (or finds) a Debian 13 "Trixie" arm64 root for the arm64 HIL VM and prints its path.
+# Its second stage runs under qemu-user (the host's qemu-aarch64-static, copied into the root for
+# the time being: the binfmt_misc entry of qemu-user-static has no F flag).
+#
+#   fresh  a Raspberry Pi OS Trixie (64-bit) as it comes, booting with systemd as PID 1:
+#          debootstrap's minbase with systemd, udev and dbus, nothing of Switchboard's. The VM that
+#          boots it has no network, so what `apt install ./switchboard_…_arm64.deb` will want from
+#          the archive (the package's Depends and Recommends: libgpiod3, libmosquitto1, adduser,
+#          init-system-helpers, gpiod, mosquitto-clients) is downloaded into apt's archive cache
+#          (/var/cache/apt/archives), not installed: apt takes it from there as from the network.
+#   tests  what the arm64 test bundle runs on: the fresh root's packages and Debian 13's Swift
+#          runtime (libswiftlang), libgpiod 2.x and its tools, mosquitto, its clients, openssl.
+#
+#   deploy/hil/arm64-root.sh [fresh|tests]     # make (or find) the root, print its path
+# Cached under SWITCHBOARD_HIL_CACHE (default ~/.cache/switchboard/hil), keyed by this script.
+# Env: DEBIAN_MIRROR (default http://deb.debian.org/debian). Runs as root (debootstrap, chroot).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib/packages.sh"
+cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mkdir -p "$cache"
+flavour=${1:-fresh}
+include=systemd,systemd-sysv,udev,dbus
+case $flavour in
+    fresh) ;;
+    tests) include+=,libswiftlang,libgpiod3,gpiod,libmosquitto1,mosquitto,mosquitto-clients,openssl,procps ;;
+    *) echo "arm64-root.sh: the root is \"fresh\" or \"tests\", not \"$flavour\"" >&2; exit 2 ;;
+esac
+key=$( { sha256sum "$0"; echo "$flavour"; } | sha256sum | cut -c1-16)
+root=$cache/arm64-trixie-$flavour-$key
+if [[ -f $root/.switchboard-ready ]]; then echo "$root"; exit 0; fi
+
+ensure_packages debootstrap debian-archive-keyring qemu-user-static >&2
+interpreter=/usr/libexec/qemu-binfmt/aarch64-binfmt-P
+[[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] ||
+    { echo "arm64-root.sh: binfmt_misc has no qemu-aarch64 entry (update-binfmts --enable qemu-aarch64)" >&2; exit 1; }
+work=$root.partial
+rm -rf "$work"
+log=$cache/arm64-$flavour-debootstrap.log
+echo "switchboard: making a Debian 13 arm64 root ($flavour) in $root" >&2
+debootstrap --arch=arm64 --foreign --variant=minbase --include="$include" trixie "$work" "$mirror" >"$log" 2>&1 ||
+    { tail -30 "$log" >&2; exit 1; }
+mkdir -p "$work${interpreter%/*}"
+cp "$(realpath "$interpreter")" "$work$interpreter"
+# In a private mount namespace: the second stage's proc and sys mounts vanish with it.
+unshare --mount --propagation private bash -euc '
+    work=$1 flavour=$2
+    chroot "$work" /debootstrap/debootstrap --second-stage
+    [[ $flavour == fresh ]] || exit 0
+    cp /etc/resolv.conf "$work/etc/resolv.conf"
+    mount -t proc none "$work/proc"
+    chroot "$work" /usr/bin/env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq &&
+        apt-get install -y -qq --download-only adduser init-system-helpers libgpiod3 libmosquitto1 gpiod mosquitto-clients"
+    umount "$work/proc"
+' _ "$work" "$flavour" >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+rm -f "$work$interpreter" "$work/etc/resolv.conf"
+echo switchboard-pi >"$work/etc/hostname"
+mv "$work" "$root"
+for old in "$cache/arm64-trixie-$flavour"-*; do [[ $old == "$root" ]] || rm -rf "$old"; done
+touch "$root/.switchboard-ready"
+echo "switchboard: Debian 13 arm64 root ready: $root" >&2
+echo "$root"
