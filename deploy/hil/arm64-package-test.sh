@@ -45,7 +45,7 @@ fi
 boots=${SWITCHBOARD_PACKAGE_BOOTS:-$repo/deploy/hil/package-boots.sh}
 [[ -f $boots ]] || skip "no package lifecycle checks at $boots"
 [[ -n ${SWITCHBOARD_DEBS_ARM64:-} || -f deploy/package.sh ]] || skip "no .deb given (SWITCHBOARD_DEBS_ARM64) and no deploy/package.sh to make one"
-ensure_packages qemu-system-arm e2fsprogs dpkg-dev >&2
+ensure_packages qemu-system-arm e2fsprogs dpkg-dev cpio >&2
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mkdir -p "$cache"
 

@@ -12,7 +12,8 @@
 #   -e  an environment variable for the command (repeatable)
 #   -w  a host folder shared read-write at the same path (repeatable); needed for folders under
 #       /tmp, /run or /dev, which the guest mounts afresh
-#   -C  the command's working directory (default: this one)
+#   -C  the command's working directory (default: this one; on an arm64 root, this one when it is
+#       in a folder shared with -w, else /)
 # Env: HIL_KERNEL (the kernel image, required), SWITCHBOARD_HIL_CACHE (initramfs cache),
 #      HIL_ACCEL (tcg or kvm; default kvm when /dev/kvm boots a guest, else tcg),
 #      HIL_CONSOLE=1 to copy the guest's kernel log to standard error,
@@ -22,7 +23,7 @@
 #      deploy/hil/arm64-busybox.sh). A root without /etc/passwd (an unconfigured sysroot) gets
 #      base-passwd's in the overlay.
 set -euo pipefail
-limit=900 directory=$PWD environment=() shared=()
+limit=900 directory="" environment=() shared=()
 while getopts ":t:e:w:C:" option; do
     case $option in
         t) limit=$OPTARG ;;
@@ -47,12 +48,17 @@ case ${HIL_ARCH:-x86_64} in
         busybox=/bin/busybox
         applets=$("$busybox" --list 2>/dev/null || true)
         [[ $'\n'$applets$'\n' == *$'\n'cpio$'\n'* ]] && ! ldd "$busybox" >/dev/null 2>&1 ||
-            { echo "vm.sh: a static $busybox is needed; apt-get install busybox-static" >&2; exit 125; } ;;
+            { echo "vm.sh: a static $busybox is needed; apt-get install busybox-static" >&2; exit 125; }
+        packer=("$busybox" cpio) ;;
     arm64)
         qemu_system=qemu-system-aarch64 qemu_package=qemu-system-arm console=ttyAMA0
         root=${HIL_ROOT:-$("$here/../arm64/sysroot.sh" trixie)}
         [[ -x $root/bin/sh ]] || { echo "vm.sh: HIL_ROOT \"$root\" is no root filesystem (no /bin/sh)" >&2; exit 125; }
-        busybox=$("$here/arm64-busybox.sh") || { echo "vm.sh: no arm64 busybox for the initramfs" >&2; exit 125; } ;;
+        busybox=$("$here/arm64-busybox.sh") || { echo "vm.sh: no arm64 busybox for the initramfs" >&2; exit 125; }
+        # This machine's cpio packs it (or its own busybox's).
+        if command -v cpio >/dev/null; then packer=(cpio)
+        elif [[ -x /bin/busybox ]]; then packer=(/bin/busybox cpio)
+        else echo "vm.sh: cpio is missing; apt-get install cpio" >&2; exit 125; fi ;;
     *) echo "vm.sh: HIL_ARCH is x86_64 or arm64, not \"$HIL_ARCH\"" >&2; exit 2 ;;
 esac
 command -v $qemu_system >/dev/null || { echo "vm.sh: $qemu_system is missing; apt-get install $qemu_package" >&2; exit 125; }
@@ -71,6 +77,8 @@ mkdir -p /host /scratch /root
 mount -t 9p -o $p9,ro,cache=loose host /host || fail "cannot mount the host root"
 mount -t tmpfs none /scratch && mkdir /scratch/upper /scratch/work
 mount -t overlay none -o lowerdir=/host,upperdir=/scratch/upper,workdir=/scratch/work /root || fail "no overlayfs"
+# A root unpacked by debootstrap --foreign has /proc as a link to the host's.
+[ -L /root/proc ] && rm /root/proc && mkdir /root/proc
 mount -t proc none /root/proc
 mount -t sysfs none /root/sys
 mount -t configfs none /root/sys/kernel/config || fail "no configfs"
@@ -100,7 +108,7 @@ if [[ ! -f $initramfs ]]; then
     mkdir -p "$stage/bin"
     cp "$busybox" "$stage/bin/busybox"
     printf '%s\n' "$init" >"$stage/init" && chmod 755 "$stage/init"
-    (cd "$stage" && find . | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) >"$initramfs.tmp"
+    (cd "$stage" && find . | "${packer[@]}" -o -H newc 2>/dev/null | gzip -1) >"$initramfs.tmp"
     mv "$initramfs.tmp" "$initramfs" && rm -rf "$stage"
 fi
 
@@ -109,6 +117,13 @@ qemu=
 cleanup() { [[ -n $qemu ]] && kill -KILL "$qemu" 2>/dev/null; rm -rf "$run"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+if [[ -z $directory ]]; then
+    directory=$PWD
+    if [[ $root != / ]]; then
+        directory=/
+        for folder in "${shared[@]}"; do [[ $PWD/ == "$folder"/* ]] && directory=$PWD; done
+    fi
+fi
 {
     echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
     [[ $root == / && -d /opt/swift/usr/bin ]] && echo 'export PATH=/opt/swift/usr/bin:$PATH'
