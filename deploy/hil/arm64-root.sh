@@ -7,9 +7,11 @@
 #          the archive (the package's Depends and Recommends: libgpiod3, libmosquitto1, adduser,
 #          init-system-helpers, gpiod, mosquitto-clients) is downloaded into apt's archive cache
 #          (/var/cache/apt/archives), not installed: apt takes it from there as from the network.
-#          debootstrap's second stage runs under qemu-user (the host's qemu-aarch64-static, copied
-#          into the root for the time being: qemu-user-static's binfmt_misc entry has no F flag);
-#          about 30 minutes on 2 busy cores.
+#          debootstrap's minbase, its second stage under qemu-user (the host's qemu-aarch64-static,
+#          copied into the root for the time being: qemu-user-static's binfmt_misc entry has no F
+#          flag), then apt-get in the root for systemd (debootstrap's own dependency resolution
+#          for --include runs a Perl script per package, which under emulation took over half an
+#          hour); about 15 minutes on 2 busy cores.
 #   tests  what the arm64 test bundle runs on, made in a minute: a copy of the cross build's
 #          Debian 13 arm64 root (deploy/arm64/sysroot.sh trixie: Debian's Swift runtime, libgpiod,
 #          libmosquitto) with libgpiod's tools, mosquitto, its clients and openssl unpacked into it
@@ -66,14 +68,13 @@ if [[ $flavour == tests ]]; then
     exit 0
 fi
 
-include=systemd,systemd-sysv,udev,dbus
 ensure_packages debootstrap debian-archive-keyring qemu-user-static >&2
 interpreter=/usr/libexec/qemu-binfmt/aarch64-binfmt-P
 [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] ||
     { echo "arm64-root.sh: binfmt_misc has no qemu-aarch64 entry (update-binfmts --enable qemu-aarch64)" >&2; exit 1; }
 log=$cache/arm64-$flavour-debootstrap.log
 echo "switchboard: making a Debian 13 arm64 root ($flavour) in $root" >&2
-debootstrap --arch=arm64 --foreign --variant=minbase --include="$include" trixie "$work" "$mirror" >"$log" 2>&1 ||
+debootstrap --arch=arm64 --foreign --variant=minbase trixie "$work" "$mirror" >"$log" 2>&1 ||
     { tail -30 "$log" >&2; exit 1; }
 mkdir -p "$work${interpreter%/*}"
 cp "$(realpath "$interpreter")" "$work$interpreter"
@@ -81,11 +82,14 @@ cp "$(realpath "$interpreter")" "$work$interpreter"
 unshare --mount --propagation private bash -euc '
     work=$1 flavour=$2
     chroot "$work" /debootstrap/debootstrap --second-stage
-    [[ $flavour == fresh ]] || exit 0
     cp /etc/resolv.conf "$work/etc/resolv.conf"
     mount -t proc none "$work/proc"
+    # No service starts inside the chroot while packages install.
+    printf "#!/bin/sh\nexit 101\n" >"$work/usr/sbin/policy-rc.d" && chmod 755 "$work/usr/sbin/policy-rc.d"
     chroot "$work" /usr/bin/env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq &&
+        apt-get install -y -qq --no-install-recommends systemd systemd-sysv udev dbus &&
         apt-get install -y -qq --download-only adduser init-system-helpers libgpiod3 libmosquitto1 gpiod mosquitto-clients"
+    rm -f "$work/usr/sbin/policy-rc.d"
     umount "$work/proc"
 ' _ "$work" "$flavour" >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 rm -f "$work$interpreter" "$work/etc/resolv.conf"
