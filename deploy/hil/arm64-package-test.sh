@@ -176,7 +176,7 @@ boot() {
 source "$boots"
 package_share "$share" "$old" "$new"
 truncate -s 2G "$disk"
-mkfs.ext4 -q -F -m 0 -L switchboard-arm64 "$disk"
+mkfs.ext4 -q -F -m 0 -L switchboard-a64 "$disk"
 failed=0
 package_boots trixie boot || failed=1
 

@@ -2,7 +2,8 @@
 # Makes (or finds) a Debian 13 "Trixie" arm64 root for the arm64 HIL VM and prints its path.
 #
 #   fresh  a Raspberry Pi OS Trixie (64-bit) as it comes, booting with systemd as PID 1:
-#          debootstrap's minbase with systemd, udev and dbus, nothing of Switchboard's. The VM that
+#          debootstrap's minbase with systemd, udev, dbus and procps (ps, as on Raspberry Pi OS),
+#          nothing of Switchboard's. The VM that
 #          boots it has no network, so what `apt install ./switchboard_…_arm64.deb` will want from
 #          the archive (the package's Depends and Recommends: libgpiod3, libmosquitto1, adduser,
 #          init-system-helpers, gpiod, mosquitto-clients) is downloaded into apt's archive cache
@@ -87,7 +88,7 @@ unshare --mount --propagation private bash -euc '
     # No service starts inside the chroot while packages install.
     printf "#!/bin/sh\nexit 101\n" >"$work/usr/sbin/policy-rc.d" && chmod 755 "$work/usr/sbin/policy-rc.d"
     chroot "$work" /usr/bin/env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq &&
-        apt-get install -y -qq --no-install-recommends systemd systemd-sysv udev dbus &&
+        apt-get install -y -qq --no-install-recommends systemd systemd-sysv udev dbus procps &&
         apt-get install -y -qq --download-only adduser init-system-helpers libgpiod3 libmosquitto1 gpiod mosquitto-clients"
     rm -f "$work/usr/sbin/policy-rc.d"
     umount "$work/proc"
