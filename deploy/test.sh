@@ -52,11 +52,14 @@ bash deploy/arm64/test.sh
 # Debian 13 root on its Python 3.13 (the venv is cached there after the first run).
 SWITCHBOARD_BIN=$(swift build --show-bin-path) bash deploy/homeassistant/test.sh
 bash deploy/hil/test.sh
+bash deploy/hil/arm64-test.sh   # the arm64 binaries (deploy/arm64/test.sh) on an arm64 kernel with gpio-sim
 
 # install.sh and the systemd unit, for real: Debian 13 booted with systemd in the VM, a gpio-sim
 # chip as a Pi 5 header (the systemd kernel and the release build are cached after the first run).
 stage "systemd: install.sh and the unit in the VM"
 bash deploy/hil/systemd-test.sh
+stage "systemd: the arm64 .deb on an arm64 kernel"
+bash deploy/hil/arm64-package-test.sh
 stage_end
 
 stage "fuzzing"
