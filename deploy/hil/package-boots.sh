@@ -7,6 +7,7 @@
 # lines, and a disk that keeps the root's changes from one boot to the next. No network is needed.
 #
 #   source deploy/hil/package-boots.sh
+#   package_previous NEW.deb DIR           # NEW.deb with a lower version (V~previous), in DIR
 #   package_share SHARE OLD.deb NEW.deb    # the guest script, the two packages, the unit, results/
 #   package_boots RELEASE BOOT             # BOOT RELEASE-install, then BOOT RELEASE-upgrade
 #   package_results SHARE                  # the PASS, FAIL and INFO lines of both boots
@@ -15,6 +16,26 @@
 # (the guest reboots or powers off itself; the VM must not restart), and fails when
 # SHARE/results/PHASE.done is missing (the guest did not finish its checks).
 package_boots_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# package_previous NEW DIR: the package NEW, its version lowered to V~previous (before the release
+# suffix: 0.1.0+git…+deb13 becomes 0.1.0+git…~previous+deb13), made in DIR; prints its path. It
+# stands for the build before this one: the same files and maintainer scripts, so an upgrade from
+# it to NEW runs NEW's upgrade path (postinst configure with the old version, conffiles kept).
+# Repacked with fast compression: it is installed once and thrown away.
+package_previous() {
+    local new=$1 dir=$2 version base tree previous
+    version=$(dpkg-deb -f "$new" Version) || return 1
+    base=${version%+deb*}
+    previous=$base~previous${version#"$base"}
+    tree=$(mktemp -d)
+    dpkg-deb -R "$new" "$tree/package" || { rm -rf "$tree"; return 1; }
+    sed -i "s/^Version: .*/Version: $previous/" "$tree/package/DEBIAN/control"
+    mkdir -p "$dir"
+    dpkg-deb --root-owner-group -Zgzip -z1 -b "$tree/package" "$dir/switchboard_${previous}_$(dpkg-deb -f "$new" Architecture).deb" >/dev/null ||
+        { rm -rf "$tree"; return 1; }
+    rm -rf "$tree"
+    echo "$dir/switchboard_${previous}_$(dpkg-deb -f "$new" Architecture).deb"
+}
 
 # package_share SHARE OLD NEW: a fresh share for one release's pair of packages.
 package_share() {

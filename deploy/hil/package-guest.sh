@@ -80,7 +80,7 @@ hardened() {
     check "unit's ProtectSystem, ProtectHome, NoNewPrivileges, PrivateTmp" "strict yes yes yes" "$(prop ProtectSystem) $(prop ProtectHome) $(prop NoNewPrivileges) $(prop PrivateTmp)"
     check "unit's DevicePolicy, CapabilityBoundingSet" "closed " "$(prop DevicePolicy) $(prop CapabilityBoundingSet)"
     check "daemon runs as" switchboard "$(ps -o user= -p "$pid" 2>&1)"
-    check "daemon's supplementary groups" "switchboard,gpio" "$(ps -o supgrp:40= -p "$pid" | tr -d ' ')"
+    check "daemon's supplementary groups (sorted)" "gpio,switchboard" "$(ps -o supgrp:40= -p "$pid" | tr -d ' ' | tr ',' '\n' | sort | paste -sd,)"
     check "daemon's effective capabilities, NoNewPrivs, Seccomp" "0000000000000000 1 2" "$(awk '/^CapEff:/ { c = $2 } /^NoNewPrivs:/ { n = $2 } /^Seccomp:/ { s = $2 } END { print c, n, s }' "/proc/$pid/status" 2>&1)"
     check "daemon sees / read-only (ProtectSystem=strict)" "ro" "$(awk '$5 == "/" { split($6, o, ","); print o[1]; exit }' "/proc/$pid/mountinfo" 2>&1)"
 }
@@ -127,6 +127,7 @@ case $phase in
     check "unit file from the package" yes "$( { dpkg -S "$unit_file"; dpkg -S "/usr${unit_file#/usr}"; dpkg -S "${unit_file#/usr}"; } 2>/dev/null | grep -q '^switchboard:' && echo yes || echo "no: $unit_file")"
     hardened "$(daemon_pid)"
     check "restarts so far" 0 "$(prop NRestarts)"
+    check "the extensions' socket, switchboard-extension.socket" "enabled active" "$(systemctl is-enabled switchboard-extension.socket 2>&1) $(systemctl is-active switchboard-extension.socket 2>&1)"
     systemctl status --no-pager -n5 switchboardd.service | sed 's/^/    /'
 
     echo "--- the CLI and a line"
@@ -194,7 +195,7 @@ case $phase in
     t0=$SECONDS
     if apt_get remove switchboard; then pass "apt-get remove finished in $((SECONDS - t0))s"; else fail "apt-get remove exited with an error"; fi
     check "package state after remove" "deinstall ok config-files" "$(dpkg-query -W -f='${Status}' switchboard 2>&1)"
-    check "unit after remove: active state" inactive "$(systemctl is-active switchboardd.service 2>&1)"
+    check "units after remove: switchboardd, the extensions' socket" "inactive inactive" "$(systemctl is-active switchboardd.service 2>&1) $(systemctl is-active switchboard-extension.socket 2>&1)"
     check "no switchboardd process left" "" "$(pgrep -x switchboardd)"
     check "programs after remove" "absent absent" "$(present /usr/bin/switchboardd) $(present /usr/bin/switchboard)"
     check "unit file after remove" absent "$(present /usr/lib/systemd/system/switchboardd.service)$( [[ -e /lib/systemd/system/switchboardd.service ]] && echo " (/lib)")"

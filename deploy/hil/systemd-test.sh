@@ -41,7 +41,8 @@
 #      HIL_POWER_CUTS (default 3),
 #      HIL_KEEP=1 to keep the run folder (console logs, disk image), SWITCHBOARD_HIL_CACHE,
 #      SWITCHBOARD_DEBS_TRIXIE and SWITCHBOARD_DEBS_BOOKWORM ("OLD.deb NEW.deb": the packages for the
-#      package boots), HIL_ONLY=packages (the package boots only: no release build, no install.sh).
+#      package boots), SWITCHBOARD_DEB_DIR (where earlier stages left this tree's packages), HIL_ONLY=packages (the package boots only: no release build, no install.sh),
+#      HIL_PACKAGE_RELEASES (default "trixie bookworm").
 # Runs as root (through sudo otherwise): it mounts an overlay of the root and chroots into it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,7 +55,7 @@ say() { echo "switchboard systemd: $*"; }
 # Root: it mounts an overlay of the Debian 13 root to build in, and chroots into it.
 if [[ $(id -u) != 0 ]]; then
     command -v sudo >/dev/null || { say "must run as root (mounts and chroot into the Debian 13 root)" >&2; exit 1; }
-    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,HIL_POWER_CUTS,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE,SWITCHBOARD_SYSTEMD_ROOT_CACHE,SWITCHBOARD_DEBS_TRIXIE,SWITCHBOARD_DEBS_BOOKWORM,HIL_ONLY "$0" "$@"
+    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,HIL_POWER_CUTS,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE,SWITCHBOARD_SYSTEMD_ROOT_CACHE,SWITCHBOARD_DEBS_TRIXIE,SWITCHBOARD_DEBS_BOOKWORM,SWITCHBOARD_DEB_DIR,HIL_ONLY,HIL_PACKAGE_RELEASES "$0" "$@"
 fi
 ensure_packages qemu-system-x86 busybox-static e2fsprogs >&2
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
@@ -288,24 +289,31 @@ fi
 # --- the Debian packages: install, reboot, upgrade, remove and purge with apt, per release -------
 source deploy/hil/package-boots.sh
 # package_pair RELEASE: "OLD NEW", the release's amd64 packages to install and then upgrade to:
-# SWITCHBOARD_DEBS_TRIXIE or SWITCHBOARD_DEBS_BOOKWORM when given, else made by deploy/package.sh
-# from this tree: NEW with its own version, OLD the same programs with a lower one (V~previous),
-# as the build before it would be.
+# SWITCHBOARD_DEBS_TRIXIE or SWITCHBOARD_DEBS_BOOKWORM when given; else NEW is this tree's package,
+# the newest switchboard_*+deb13_amd64.deb (or +deb12) in SWITCHBOARD_DEB_DIR (packages made earlier
+# in the run) or made now by deploy/package.sh, and OLD is NEW with a lower version
+# (package_previous: the build before it).
 package_pair() {
-    local release=$1 given new old version
+    local release=$1 given suffix candidate new="" old
     case $release in
-        trixie) given=${SWITCHBOARD_DEBS_TRIXIE:-} ;;
-        bookworm) given=${SWITCHBOARD_DEBS_BOOKWORM:-} ;;
+        trixie) given=${SWITCHBOARD_DEBS_TRIXIE:-} suffix=deb13 ;;
+        bookworm) given=${SWITCHBOARD_DEBS_BOOKWORM:-} suffix=deb12 ;;
     esac
     if [[ -n $given ]]; then echo "$given"; return; fi
-    [[ -x deploy/package.sh ]] || { say "FAIL: no deploy/package.sh to make the $release packages (or give SWITCHBOARD_DEBS_${release^^}=\"OLD.deb NEW.deb\")" >&2; return 1; }
-    new=$(deploy/package.sh --release "$release" --arch amd64 --out "$run/debs-$release/new") || return 1
-    version=$(dpkg-deb -f "$new" Version) || return 1
-    old=$(deploy/package.sh --release "$release" --arch amd64 --version "${version%+deb*}~previous" --out "$run/debs-$release/old") || return 1
+    for candidate in ${SWITCHBOARD_DEB_DIR:+"$SWITCHBOARD_DEB_DIR"/switchboard_*+${suffix}_amd64.deb}; do
+        [[ -f $candidate ]] || continue
+        if [[ -z $new ]] || dpkg --compare-versions "$(dpkg-deb -f "$candidate" Version)" gt "$(dpkg-deb -f "$new" Version)"; then new=$candidate; fi
+    done
+    if [[ -z $new ]]; then
+        [[ -x deploy/package.sh ]] || { say "FAIL: no deploy/package.sh to make the $release packages (or give SWITCHBOARD_DEBS_${release^^}=\"OLD.deb NEW.deb\")" >&2; return 1; }
+        new=$(deploy/package.sh --release "$release" --arch amd64 --out "$run/debs-$release") || return 1
+    fi
+    old=$(package_previous "$new" "$run/debs-$release/previous") || return 1
     echo "$old $new"
 }
 package_failed=0 package_times=()
-for release in trixie bookworm; do
+for release in ${HIL_PACKAGE_RELEASES:-trixie bookworm}; do
+    case $release in trixie | bookworm) ;; *) say "HIL_PACKAGE_RELEASES: \"$release\"? say trixie, bookworm or both" >&2; exit 2 ;; esac
     package_started=$(date +%s)
     case $release in
         trixie) vm_root=$root ;;
@@ -328,7 +336,7 @@ echo
 say "results"
 grep -h -E '^(PASS|FAIL|INFO)' "$run/share/results/install.log" "$run/share/results/reboot.log" "$run/share/results/"cut*.log "$run/share/results/final.log" 2>/dev/null || true
 [[ -f $run/share/results/cuts.txt ]] && say "power cuts: $(paste -sd ';' "$run/share/results/cuts.txt")"
-for release in trixie bookworm; do package_results "$run/package-$release"; done
+for release in ${HIL_PACKAGE_RELEASES:-trixie bookworm}; do package_results "$run/package-$release"; done
 say "package boots: ${package_times[*]}"
 passes=$(cat "$run/share/results/"*.log "$run"/package-*/results/*.log 2>/dev/null | grep -c '^PASS' || true)
 failures=$(cat "$run/share/results/"*.log "$run"/package-*/results/*.log 2>/dev/null | grep -c '^FAIL' || true)
