@@ -7,8 +7,8 @@
 # arm64 cross builds and the arm64 daemon on the sample under qemu-user (deploy/arm64/test.sh), the
 # daemon against a real Home Assistant Core in the Debian 13 root (deploy/homeassistant/test.sh), the
 # hardware-in-the-loop stage (the kernel GPIO tests in a qemu VM with gpio-sim, with both
-# libgpiods; see deploy/hil/test.sh), deploy/install.sh and the systemd unit under systemd in that
-# VM (deploy/hil/systemd-test.sh), the parsers under libFuzzer for a bounded time
+# libgpiods; see deploy/hil/test.sh), deploy/install.sh, the systemd unit and the .debs under systemd
+# in that VM (deploy/hil/systemd-test.sh), the parsers under libFuzzer for a bounded time
 # (deploy/fuzz.sh, FUZZ_SECONDS, default 60) and the suite again under AddressSanitizer and
 # ThreadSanitizer (deploy/sanitizers.sh). Each stage's time is printed as it ends and all of them
 # at the end. Arguments go to the first `swift test`.
@@ -55,8 +55,9 @@ bash deploy/hil/test.sh
 bash deploy/hil/arm64-test.sh   # the arm64 binaries (deploy/arm64/test.sh) on an arm64 kernel with gpio-sim
 
 # install.sh and the systemd unit, for real: Debian 13 booted with systemd in the VM, a gpio-sim
-# chip as a Pi 5 header (the systemd kernel and the release build are cached after the first run).
-stage "systemd: install.sh and the unit in the VM"
+# chip as a Pi 5 header (the systemd kernel and the release build are cached after the first run);
+# then the amd64 .debs installed, upgraded, removed and purged by apt in Debian 13 and Debian 12.
+stage "systemd: install.sh, the unit and the .debs in the VM"
 bash deploy/hil/systemd-test.sh
 stage "systemd: the arm64 .deb on an arm64 kernel"
 bash deploy/hil/arm64-package-test.sh

@@ -18,6 +18,15 @@
 #           checks that the state parsed and that the placements kept are a prefix of the ones
 #           acknowledged (results in cuts.txt: acknowledged and kept per cut).
 #   final:  checks the last cut, then uninstall.sh and --purge.
+# Then the Debian packages, as apt installs them (deploy/hil/package-boots.sh,
+# deploy/hil/package-guest.sh), in Debian 13 (the same root) and in Debian 12 (a root of its own,
+# deploy/hil/systemd-root.sh bookworm), each on a fresh disk:
+#   RELEASE-install: `apt-get install ./switchboard_OLD.deb` with no network; users, groups, udev
+#           rule, the unit enabled and READY under its hardening, the CLI, a gpio-sim line, a
+#           state change and a local edit to devices.json; then `systemctl reboot`
+#   RELEASE-upgrade: the unit came up by itself; `apt-get install ./switchboard_NEW.deb` keeps the
+#           edit and the state and restarts the daemon; `apt-get remove` keeps configuration and
+#           state; `apt-get purge` removes them.
 # The cached root stays untouched: the guest's root is an overlay whose upper layer lives on a
 # throw-away ext4 image (a virtio disk), which is what carries the installation and the state
 # from the first boot to the second.
@@ -30,7 +39,10 @@
 # Env: HIL_SYSTEMD_KERNEL (a kernel image; default: built and cached by build-kernel.sh),
 #      SWITCHBOARD_PREBUILT, HIL_TIMEOUT (seconds per boot, default 600), HIL_ACCEL (tcg or kvm),
 #      HIL_POWER_CUTS (default 3),
-#      HIL_KEEP=1 to keep the run folder (console logs, disk image), SWITCHBOARD_HIL_CACHE.
+#      HIL_KEEP=1 to keep the run folder (console logs, disk image), SWITCHBOARD_HIL_CACHE,
+#      SWITCHBOARD_DEBS_TRIXIE and SWITCHBOARD_DEBS_BOOKWORM ("OLD.deb NEW.deb": the packages for the
+#      package boots), SWITCHBOARD_DEB_DIR (where earlier stages left this tree's packages), HIL_ONLY=packages (the package boots only: no release build, no install.sh),
+#      HIL_PACKAGE_RELEASES (default "trixie bookworm").
 # Runs as root (through sudo otherwise): it mounts an overlay of the root and chroots into it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -43,7 +55,7 @@ say() { echo "switchboard systemd: $*"; }
 # Root: it mounts an overlay of the Debian 13 root to build in, and chroots into it.
 if [[ $(id -u) != 0 ]]; then
     command -v sudo >/dev/null || { say "must run as root (mounts and chroot into the Debian 13 root)" >&2; exit 1; }
-    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,HIL_POWER_CUTS,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE "$0" "$@"
+    exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,HIL_POWER_CUTS,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE,SWITCHBOARD_SYSTEMD_ROOT_CACHE,SWITCHBOARD_DEBS_TRIXIE,SWITCHBOARD_DEBS_BOOKWORM,SWITCHBOARD_DEB_DIR,HIL_ONLY,HIL_PACKAGE_RELEASES "$0" "$@"
 fi
 ensure_packages qemu-system-x86 busybox-static e2fsprogs >&2
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
@@ -67,7 +79,11 @@ trap 'exit 130' INT TERM
 
 # --- the binaries: a release build inside the root (an overlay of it: the cache stays pristine) -
 mkdir -p "$run/share/bin" "$run/share/results"
-if [[ -n ${SWITCHBOARD_PREBUILT:-} ]]; then
+only=${HIL_ONLY:-}
+[[ -z $only || $only == packages ]] || { say "HIL_ONLY is \"packages\" or empty, not \"$only\"" >&2; exit 2; }
+if [[ $only == packages ]]; then
+    say "the package boots only (HIL_ONLY=packages)"
+elif [[ -n ${SWITCHBOARD_PREBUILT:-} ]]; then
     bin=$SWITCHBOARD_PREBUILT
     say "binaries from $bin (SWITCHBOARD_PREBUILT)"
 else
@@ -92,6 +108,7 @@ else
     say "built in $(($(date +%s) - build_started))s"
 fi
 for binary in switchboardd switchboard switchboard-extension-launcher home-controls; do
+    [[ $only == packages ]] && break
     [[ -x $bin/$binary ]] || { say "no $binary in $bin" >&2; exit 1; }
     cp "$bin/$binary" "$run/share/bin/"
 done
@@ -188,20 +205,23 @@ case $accel in
     *) say "HIL_ACCEL is kvm or tcg, not \"$accel\"" >&2; exit 2 ;;
 esac
 
-# start_vm PHASE: one run of the VM, in the background ($qemu), its guest results followed.
+# start_vm PHASE: one run of the VM, in the background ($qemu), its guest results followed. The
+# root, the test folder and the disk are $vm_root, $vm_share and $vm_disk (the package boots set
+# their own).
+vm_root=$root vm_share=$run/share vm_disk=$run/disk.img
 start_vm() {
     local phase=$1
     timeout -k 5 "${HIL_TIMEOUT:-600}" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2G \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$kernel" -initrd "$initramfs" \
-        -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.lower=$root switchboard.repo=$repo switchboard.phase=$phase" \
+        -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.lower=$vm_root switchboard.repo=$repo switchboard.phase=$phase" \
         -serial "file:$run/console-$phase.log" \
-        -drive "file=$run/disk.img,format=raw,if=virtio,cache=writeback" \
+        -drive "file=$vm_disk,format=raw,if=virtio,cache=writeback" \
         -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
-        -virtfs "local,path=$run/share,mount_tag=hil,security_model=none" \
+        -virtfs "local,path=$vm_share,mount_tag=hil,security_model=none" \
         </dev/null >"$run/qemu-$phase.log" 2>&1 &
     qemu=$!
-    tail -n +1 -F -s 0.5 --pid="$qemu" "$run/share/results/$phase.log" 2>/dev/null &
+    tail -n +1 -F -s 0.5 --pid="$qemu" "$vm_share/results/$phase.log" 2>/dev/null &
     follower=$!
 }
 
@@ -217,7 +237,7 @@ boot() {
     wait "$follower" 2>/dev/null
     set -e
     say "boot $phase: $(($(date +%s) - boot_started))s (qemu exit $status, $accel)"
-    if [[ ! -f $run/share/results/$phase.done ]]; then
+    if [[ ! -f $vm_share/results/$phase.done ]]; then
         echo "FAIL: boot $phase did not finish its checks$( ((status == 124 || status == 137)) && echo " (time limit ${HIL_TIMEOUT:-600}s)"); console tail:"
         tail -40 "$run/console-$phase.log" | sed 's/^/    /'
         cat "$run/qemu-$phase.log"
@@ -259,18 +279,68 @@ cut() {
 }
 
 failed=0
-boot install || failed=1
-if ((failed == 0)); then boot reboot || failed=1; fi
-for ((n = 1; failed == 0 && n <= ${HIL_POWER_CUTS:-3}; n++)); do cut "$n" || failed=1; done
-if ((failed == 0)); then boot final || failed=1; fi
+if [[ $only != packages ]]; then
+    boot install || failed=1
+    if ((failed == 0)); then boot reboot || failed=1; fi
+    for ((n = 1; failed == 0 && n <= ${HIL_POWER_CUTS:-3}; n++)); do cut "$n" || failed=1; done
+    if ((failed == 0)); then boot final || failed=1; fi
+fi
+
+# --- the Debian packages: install, reboot, upgrade, remove and purge with apt, per release -------
+source deploy/hil/package-boots.sh
+# package_pair RELEASE: "OLD NEW", the release's amd64 packages to install and then upgrade to:
+# SWITCHBOARD_DEBS_TRIXIE or SWITCHBOARD_DEBS_BOOKWORM when given; else NEW is this tree's package,
+# the newest switchboard_*+deb13_amd64.deb (or +deb12) in SWITCHBOARD_DEB_DIR (packages made earlier
+# in the run) or made now by deploy/package.sh, and OLD is NEW with a lower version
+# (package_previous: the build before it).
+package_pair() {
+    local release=$1 given suffix candidate new="" old
+    case $release in
+        trixie) given=${SWITCHBOARD_DEBS_TRIXIE:-} suffix=deb13 ;;
+        bookworm) given=${SWITCHBOARD_DEBS_BOOKWORM:-} suffix=deb12 ;;
+    esac
+    if [[ -n $given ]]; then echo "$given"; return; fi
+    for candidate in ${SWITCHBOARD_DEB_DIR:+"$SWITCHBOARD_DEB_DIR"/switchboard_*+${suffix}_amd64.deb}; do
+        [[ -f $candidate ]] || continue
+        if [[ -z $new ]] || dpkg --compare-versions "$(dpkg-deb -f "$candidate" Version)" gt "$(dpkg-deb -f "$new" Version)"; then new=$candidate; fi
+    done
+    if [[ -z $new ]]; then
+        [[ -x deploy/package.sh ]] || { say "FAIL: no deploy/package.sh to make the $release packages (or give SWITCHBOARD_DEBS_${release^^}=\"OLD.deb NEW.deb\")" >&2; return 1; }
+        new=$(deploy/package.sh --release "$release" --arch amd64 --out "$run/debs-$release") || return 1
+    fi
+    old=$(package_previous "$new" "$run/debs-$release/previous") || return 1
+    echo "$old $new"
+}
+package_failed=0 package_times=()
+for release in ${HIL_PACKAGE_RELEASES:-trixie bookworm}; do
+    case $release in trixie | bookworm) ;; *) say "HIL_PACKAGE_RELEASES: \"$release\"? say trixie, bookworm or both" >&2; exit 2 ;; esac
+    package_started=$(date +%s)
+    case $release in
+        trixie) vm_root=$root ;;
+        bookworm) vm_root=$(deploy/hil/systemd-root.sh bookworm) ;;
+    esac
+    debs=$(package_pair "$release") || { say "FAIL: the $release packages (above)"; package_failed=1; continue; }
+    read -r old new <<<"$debs"
+    say "$release packages ready in $(($(date +%s) - package_started))s"
+    vm_share=$run/package-$release vm_disk=$run/package-$release.img
+    say "packages for $release: $old, then $new; root $vm_root"
+    package_share "$vm_share" "$old" "$new" || { package_failed=1; continue; }
+    truncate -s 2G "$vm_disk"
+    mkfs.ext4 -q -F -m 0 -L switchboard-package "$vm_disk"
+    package_boots "$release" boot || package_failed=1
+    package_times+=("$release $(($(date +%s) - package_started))s")
+    rm -f "$vm_disk"
+done
 
 echo
 say "results"
 grep -h -E '^(PASS|FAIL|INFO)' "$run/share/results/install.log" "$run/share/results/reboot.log" "$run/share/results/"cut*.log "$run/share/results/final.log" 2>/dev/null || true
 [[ -f $run/share/results/cuts.txt ]] && say "power cuts: $(paste -sd ';' "$run/share/results/cuts.txt")"
-passes=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^PASS' || true)
-failures=$(cat "$run/share/results/"*.log 2>/dev/null | grep -c '^FAIL' || true)
+for release in ${HIL_PACKAGE_RELEASES:-trixie bookworm}; do package_results "$run/package-$release"; done
+say "package boots: ${package_times[*]}"
+passes=$(cat "$run/share/results/"*.log "$run"/package-*/results/*.log 2>/dev/null | grep -c '^PASS' || true)
+failures=$(cat "$run/share/results/"*.log "$run"/package-*/results/*.log 2>/dev/null | grep -c '^FAIL' || true)
 [[ -f $run/share/results/security.txt ]] && say "systemd-analyze security switchboardd.service: $(grep -m1 'Overall exposure level' "$run/share/results/security.txt" | sed 's/^→ *//')"
 [[ -f $run/share/results/security-extension.txt ]] && say "systemd-analyze security switchboard-extension@….service: $(grep -m1 'Overall exposure level' "$run/share/results/security-extension.txt" | sed 's/^→ *//')"
 say "$passes passed, $failures failed, $(($(date +%s) - started))s in all"
-((failures == 0 && failed == 0))
+((failures == 0 && failed == 0 && package_failed == 0))
