@@ -93,6 +93,20 @@ for deb in "${debs[@]}"; do
     else
         pass "$name switchboardd has the Swift runtime linked in (needs: $(readelf -d "$run/x-$name/usr/bin/switchboardd" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' '))"
     fi
+    # What the programs ask of the C and C++ libraries: no symbol version newer than the release has
+    # (Debian 12: glibc 2.36, libstdc++ of GCC 12, GLIBCXX_3.4.30; Debian 13: glibc 2.41, GCC 14).
+    case $name in *+deb12_*) glibc_max=2.36 glibcxx_max=3.4.30 ;; *) glibc_max=2.41 glibcxx_max=3.4.33 ;; esac
+    for program in usr/bin/switchboardd usr/bin/switchboard usr/libexec/switchboard-extension-launcher usr/libexec/switchboard/home-controls; do
+        versions=$(readelf --dyn-syms -W "$run/x-$name/$program" | grep -o '@GLIBC\(XX\)\?_[0-9.]*' | sort -u)
+        glibc=$(sed -n 's/^@GLIBC_//p' <<<"$versions" | sort -V | tail -n 1)
+        glibcxx=$(sed -n 's/^@GLIBCXX_//p' <<<"$versions" | sort -V | tail -n 1)
+        if [[ $(printf '%s\n' "$glibc" "$glibc_max" | sort -V | tail -n 1) == "$glibc_max" &&
+            $(printf '%s\n' "${glibcxx:-0}" "$glibcxx_max" | sort -V | tail -n 1) == "$glibcxx_max" ]]; then
+            pass "$name $(basename "$program") needs GLIBC_$glibc${glibcxx:+, GLIBCXX_$glibcxx} at most (the release has $glibc_max, $glibcxx_max)"
+        else
+            fail "$name $(basename "$program") needs GLIBC_$glibc${glibcxx:+, GLIBCXX_$glibcxx}: newer than the release's $glibc_max, $glibcxx_max"
+        fi
+    done
     rm -rf "$run/x-$name"
 done
 
