@@ -120,11 +120,16 @@ installed_test() {
     system=$(deploy/package-root.sh "$release")
     layer=$run/$release-arm64
     mkdir -p "$layer/upper" "$layer/work" "$layer/root" "$layer/debs"
-    # A newer package of the same programs, to upgrade to.
+    # A newer package of the same contents, to upgrade to: the package unpacked, its version raised,
+    # packed again (gzip -1: quick; the contents are what is tested, not the compression).
     version=$(dpkg-deb -f "$deb" Version)
-    version=${version%+deb*}.1
-    upgrade=$(deploy/package.sh --release "$release" --arch arm64 --version "$version" --out "$run/upgrade" \
-        --prebuilt "$run/programs-$release" 2>>"$run/package.log") || { fail "$release arm64: the upgrade package"; return; }
+    version=${version%+deb*}.1+${version##*+}
+    dpkg-deb -R "$deb" "$layer/unpacked"
+    sed -i "s/^Version: .*/Version: $version/" "$layer/unpacked/DEBIAN/control"
+    upgrade=$layer/switchboard_${version}_arm64.deb
+    dpkg-deb --root-owner-group -Zgzip -z1 --build "$layer/unpacked" "$upgrade" >/dev/null ||
+        { fail "$release arm64: the upgrade package"; return; }
+    rm -rf "$layer/unpacked"
     cp "$deb" "$upgrade" "$layer/debs/"
     SYSTEM=$system LAYER=$layer DEB=$(basename "$deb") UPGRADE=$(basename "$upgrade") RELEASE=$release \
         unshare --mount --propagation private bash -euc '
@@ -218,11 +223,6 @@ for deb in "${debs[@]}"; do
     [[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || continue
     case $(basename "$deb") in *+deb13_*) release=trixie ;; *+deb12_*) release=bookworm ;; *) continue ;; esac
     stage "packages: the $release arm64 package installed, run, upgraded, removed (qemu-user)"
-    mkdir -p "$run/programs-$release"
-    dpkg-deb -x "$deb" "$run/x"
-    cp "$run/x/usr/bin/switchboardd" "$run/x/usr/bin/switchboard" "$run/x/usr/libexec/switchboard-extension-launcher" \
-        "$run/x/usr/libexec/switchboard/home-controls" "$run/programs-$release/"
-    rm -rf "$run/x"
     mkdir -p "$run/$release-arm64/debs"
     printf '%s\n' "$guest" >"$run/$release-arm64/debs/guest.sh"
     installed_test "$release" "$deb"

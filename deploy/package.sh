@@ -224,11 +224,12 @@ make_package() {
 
     install -d -m 755 "$tree/usr/share/lintian/overrides"
     install -m 644 deploy/package/lintian-overrides "$tree/usr/share/lintian/overrides/switchboard"
-    if [[ $arch == amd64 ]]; then
+    if [[ $release-$arch == trixie-amd64 ]]; then
         cat >>"$tree/usr/share/lintian/overrides/switchboard" <<'OVERRIDES'
-# GNU ld (the amd64 builds' linker) writes no PT_GNU_RELRO segment into these links of the static
-# Swift runtime although it is given -z relro (and -z now, which it honours: BIND_NOW is set).
-# The arm64 packages, linked with lld, have it. Linking amd64 with lld too is the fix.
+# GNU ld 2.44 (Debian 13's, the trixie amd64 build's linker) writes no PT_GNU_RELRO segment into
+# these links of the static Swift runtime although it is given -z relro (it honours -z now:
+# BIND_NOW is set). The arm64 packages (lld) and the bookworm amd64 one have it. Linking with lld
+# here too is the fix.
 switchboard: hardening-no-relro [usr/bin/switchboard]
 switchboard: hardening-no-relro [usr/bin/switchboardd]
 switchboard: hardening-no-relro [usr/libexec/switchboard-extension-launcher]
