@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks Switchboard's Debian packages as a user gets them: deploy/package.sh makes every package
 # this machine can make, lintian passes each (no error, no warning), their contents and control
-# fields are what a Raspberry Pi needs (`dpkg-deb -c`, `-I`), and the arm64 Trixie package, in a
-# fresh Debian 13 arm64 system (deploy/package-root.sh; an overlay of it, thrown away after) run
-# through qemu-user:
+# fields are what a Raspberry Pi needs (`dpkg-deb -c`, `-I`), no program asks for a glibc or
+# libstdc++ symbol version newer than its release has, and each arm64 package, in a fresh arm64
+# system of its release (deploy/package-root.sh; an overlay of it, thrown away after) run through
+# qemu-user:
 #   `apt-get install ./switchboard_V_arm64.deb` and nothing else (apt fetches the libraries); the
 #   user and groups, the configuration's owner, the state folder, the units enabled; the installed
 #   `switchboardd --version`, `switchboard check /etc/switchboard/devices.json --simulate`, and
