@@ -111,6 +111,16 @@ for deb in "${debs[@]}"; do
     rm -rf "$run/x-$name"
 done
 
+# The glibc 2.38 functions the Bookworm arm64 programs carry (deploy/arm64/glibc-compat.c), checked
+# on this machine: the same C, compiled for x86_64.
+ensure_packages gcc "$(libstdcxx_dev_package)" >/dev/null
+if gcc -O2 -Wall -Werror -o "$run/glibc-compat-test" deploy/arm64/glibc-compat-test.c deploy/arm64/glibc-compat.c -lstdc++ \
+    >"$run/glibc-compat.log" 2>&1 && "$run/glibc-compat-test" >>"$run/glibc-compat.log" 2>&1; then
+    pass "deploy/arm64/glibc-compat.c: C23 strtol family with 0b prefixes, sscanf, strlcpy, strlcat"
+else
+    fail "deploy/arm64/glibc-compat.c: $(tail -n 5 "$run/glibc-compat.log")"
+fi
+
 # --- the arm64 packages installed into a fresh arm64 system ------------------------------------
 mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
 [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || update-binfmts --enable qemu-aarch64
