@@ -48,6 +48,7 @@ bash deploy/debian13/test.sh
 # arm64, as every 64-bit Raspberry Pi: cross-compiled with Debian 13's Swift against Debian 13's and
 # Debian 12's arm64 userland, and the release binaries run on the sample under qemu-user.
 bash deploy/arm64/test.sh
+bash deploy/package-test.sh    # the .debs: lintian, contents, the arm64 ones installed under qemu-user
 # This machine's daemon and CLI (built above) against Home Assistant Core from PyPI, run in the
 # Debian 13 root on its Python 3.13 (the venv is cached there after the first run).
 SWITCHBOARD_BIN=$(swift build --show-bin-path) bash deploy/homeassistant/test.sh

@@ -6,18 +6,19 @@
 #   deploy/arm64/build.sh [trixie|bookworm] [debug|release|all|gpio]    # defaults: trixie all
 #
 #   debug    the package and its tests, warnings as errors, into .build-arm64-RELEASE
-#   release  switchboardd, switchboard and home-controls with the Swift runtime linked statically
-#            (`-c release --static-swift-stdlib`), into .build-arm64-RELEASE too
-#   all      both (on bookworm: debug only, see below)
+#   release  switchboardd, switchboard, switchboard-extension-launcher and home-controls with the
+#            Swift runtime linked statically (`-c release --static-swift-stdlib`), into
+#            .build-arm64-RELEASE too
+#   all      both
 #   gpio     the GPIO layer only (SwitchboardGPIO and its libgpiod adapter), warnings as errors:
 #            the code that differs between the releases (libgpiod 1.6 or 2.x)
 #
 # Debian 12 (bookworm) has no Swift of its own: its root carries Debian 13's arm64 Swift runtime,
-# built against glibc 2.41, which calls glibc 2.38 functions (__isoc23_strtol, strlcpy, …) that
-# Debian 12's glibc 2.36 lacks. So against Debian 12 the package and its tests compile and link
-# (the runtime as shared libraries), but those binaries cannot start on Debian 12, and the static
-# release build cannot link: an arm64 Swift 6.0.3 runtime built against glibc 2.36 or older (the
-# swift.org toolchain for Debian 12, or Debian's swiftlang rebuilt on Debian 12) would be needed.
+# built against glibc 2.41 and GCC 14's libstdc++, which calls glibc 2.38 functions
+# (__isoc23_strtol, strlcpy, …) that Debian 12's glibc 2.36 lacks, and one GCC 13 libstdc++ symbol.
+# So against Debian 12 the package and its tests compile and link (the runtime as shared
+# libraries), but those binaries cannot start on Debian 12; the static release build links
+# deploy/arm64/glibc-compat.c, which supplies those functions on top of glibc 2.36 (see there).
 # Prints each build's bin folder when it is done. The Swift SDK (swift-sdk.json and toolset.json,
 # made here) is in .build-arm64-RELEASE/sdk; inside the compiler's root the arm64 root is at /mnt.
 # Needs root (chroot, bind mounts).
@@ -27,8 +28,6 @@ release=${1:-trixie}
 what=${2:-all}
 case $what in debug | release | all | gpio) ;; *) echo "build.sh: build \"$what\"? say debug, release, all or gpio" >&2; exit 2 ;; esac
 case $release in trixie | bookworm) ;; *) echo "build.sh: no arm64 root for \"$release\": say trixie (Debian 13) or bookworm (Debian 12)" >&2; exit 2 ;; esac
-no_release_build="Debian 13's Swift runtime needs glibc 2.38 and Debian 12 has 2.36: no static release build against Debian 12 (see the top of deploy/arm64/build.sh)"
-if [[ $release == bookworm && $what == release ]]; then echo "build.sh: $no_release_build" >&2; exit 1; fi
 ((EUID == 0)) || { echo "build.sh: the compiler's root is entered with chroot and bind mounts: run it as root (sudo)" >&2; exit 2; }
 
 compiler_root=$(deploy/debian13/root.sh)
@@ -73,9 +72,23 @@ JSON
 # command in that root (deploy/debian13/run.sh binds the rest). pkg-config reads the arm64 root's
 # libgpiod.pc and libmosquitto.pc: the compiler root's own name its x86_64 libraries.
 pkg_config_path=$target_root/usr/lib/aarch64-linux-gnu/pkgconfig:$target_root/usr/share/pkgconfig
+# Debian 12's libm.so is an absolute link (/lib/aarch64-linux-gnu/libm.so.6), which in the
+# compiler's root points nowhere, so that -lm would take the static libm.a and fail to link: its
+# root is seen through an overlay (in the build folder; the cached root stays as it is) where the
+# link is relative.
+sysroot_layer=""
+[[ $release != bookworm ]] || sysroot_layer=$PWD/$scratch/sysroot-layer
 in_root() {
-    unshare --mount --propagation private bash -c 'mount --bind "$1" "$2/mnt" && shift 2 && exec "$@"' \
-        bash "$sysroot" "$compiler_root" deploy/debian13/run.sh \
+    unshare --mount --propagation private bash -c '
+        if [[ -n $3 ]]; then
+            mkdir -p "$3/upper" "$3/work"
+            mount -t overlay none -o "lowerdir=$1,upperdir=$3/upper,workdir=$3/work" "$2/mnt"
+            ln -sfn libm.so.6 "$2/mnt/usr/lib/aarch64-linux-gnu/libm.so"
+        else
+            mount --bind "$1" "$2/mnt"
+        fi
+        shift 3 && exec "$@"' \
+        bash "$sysroot" "$compiler_root" "$sysroot_layer" deploy/debian13/run.sh \
         -e PKG_CONFIG_PATH="$pkg_config_path" -e PKG_CONFIG_LIBDIR="$pkg_config_path" -e PKG_CONFIG_SYSROOT_DIR="$target_root" \
         "$compiler_root" "$@"
 }
@@ -91,11 +104,16 @@ if [[ $what == gpio ]]; then
     cross_build --target SwitchboardGPIO -Xswiftc -warnings-as-errors
     echo "switchboard arm64 ($release): GPIO layer built in $(cross_build --show-bin-path)"
 fi
-if [[ $release == bookworm && $what == all ]]; then
-    echo "switchboard arm64 ($release): $no_release_build"
-elif [[ $what == release || $what == all ]]; then
-    for product in switchboardd switchboard home-controls; do
-        cross_build -c release --static-swift-stdlib --product "$product"
+if [[ $what == release || $what == all ]]; then
+    release_options=()
+    if [[ $release == bookworm ]]; then
+        # Compiled for the arm64 root with the compiler root's clang, linked into each program.
+        in_root /usr/libexec/swift/bin/clang --target=aarch64-unknown-linux-gnu --sysroot="$target_root" -O2 -fPIC \
+            -Wall -Werror -c deploy/arm64/glibc-compat.c -o "$PWD/$scratch/glibc-compat.o"
+        release_options=(-Xlinker "$PWD/$scratch/glibc-compat.o")
+    fi
+    for product in switchboardd switchboard switchboard-extension-launcher home-controls; do
+        cross_build -c release --static-swift-stdlib "${release_options[@]}" --product "$product"
     done
     echo "switchboard arm64 ($release): static release build in $(cross_build -c release --show-bin-path)"
 fi
