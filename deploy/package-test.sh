@@ -45,7 +45,9 @@ if [[ -n ${SWITCHBOARD_PACKAGE_DEBS:-} ]]; then
     ls "$(realpath -e "$SWITCHBOARD_PACKAGE_DEBS")"/switchboard_*.deb >"$run/debs.txt"
     : >"$run/package.log"
 else
-    deploy/package.sh --out "$run/debs" 2> >(tee "$run/package.log" >&2) >"$run/debs.txt" || fail "deploy/package.sh made every package (log above)"
+    # Into .build-deb, where the systemd stages find them (deploy/test.sh), instead of making them again.
+    rm -f .build-deb/switchboard_*.deb
+    deploy/package.sh --out .build-deb 2> >(tee "$run/package.log" >&2) >"$run/debs.txt" || fail "deploy/package.sh made every package (log above)"
 fi
 mapfile -t debs <"$run/debs.txt"
 ((${#debs[@]})) || { fail "deploy/package.sh made no package"; exit 1; }

@@ -49,6 +49,10 @@ bash deploy/debian13/test.sh
 # Debian 12's arm64 userland, and the release binaries run on the sample under qemu-user.
 bash deploy/arm64/test.sh
 bash deploy/package-test.sh    # the .debs: lintian, contents, the arm64 ones installed under qemu-user
+# The packages it made (in .build-deb) are the ones the systemd stages below install.
+export SWITCHBOARD_DEB_DIR=$PWD/.build-deb
+SWITCHBOARD_DEBS_ARM64=$(ls "$SWITCHBOARD_DEB_DIR"/switchboard_*+deb13_arm64.deb)
+export SWITCHBOARD_DEBS_ARM64
 # This machine's daemon and CLI (built above) against Home Assistant Core from PyPI, run in the
 # Debian 13 root on its Python 3.13 (the venv is cached there after the first run).
 SWITCHBOARD_BIN=$(swift build --show-bin-path) bash deploy/homeassistant/test.sh

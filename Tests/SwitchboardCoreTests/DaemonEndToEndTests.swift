@@ -171,18 +171,20 @@ struct DaemonEndToEndTests {
     }
 
     @Test func autoOffDeadlineSurvivesARestart() async throws {
-        let daemon = try DaemonHarness(configuration: Self.sample.replacingOccurrences(of: #""autoOff": "10m""#, with: #""autoOff": "3s""#)
+        // Long enough to outlast the daemon's restart, also under emulation.
+        let autoOff = TestTiming.seconds(3)
+        let daemon = try DaemonHarness(configuration: Self.sample.replacingOccurrences(of: #""autoOff": "10m""#, with: #""autoOff": "\#(autoOff)s""#)
             .replacingOccurrences(of: #""restore": "off" },"#, with: #""restore": "last" },"#))
         try await daemon.start()
         let started = ContinuousClock.now
-        #expect(await daemon.cli(["on", "fan"]).stdout == "fan Attic Fan Running — Off in 0:03\n")
+        #expect(await daemon.cli(["on", "fan"]).stdout == "fan Attic Fan Running — Off in 0:\(String(format: "%02d", autoOff))\n")
         #expect(await daemon.signal(SIGTERM) == 0)
         try await daemon.start()
         let status = try await center(daemon).first { $0.id == "fan" }
         #expect(status?.value == true)
-        #expect(status?.status?.hasPrefix("Off in 0:0") == true)
-        #expect(await daemon.waitUntil(timeout: .seconds(10)) { (try? await outputs(daemon)["fan"]) == false })
-        #expect(ContinuousClock.now - started >= .seconds(3))
+        #expect(status?.status?.hasPrefix("Off in 0:") == true)
+        #expect(await daemon.waitUntil(timeout: .seconds(TestTiming.seconds(10))) { (try? await outputs(daemon)["fan"]) == false })
+        #expect(ContinuousClock.now - started >= .seconds(autoOff))
         // The line switches first; the control's reload follows it.
         #expect(await daemon.waitUntil(timeout: .seconds(5)) { (try? await center(daemon))?.first { $0.id == "fan" }.map { $0.status == nil } == true })
         #expect(try await center(daemon).first { $0.id == "fan" }?.value == false)

@@ -36,7 +36,7 @@ struct ExtensionHostingTests {
             { "id": "bump", "control": "test.bump", "space": "controlCenter" },
             { "id": "counter", "control": "test.counter", "space": "controlCenter" }
           ],
-          "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch", "bell"], "timeout": "2s" }\(more) ]
+          "extensions": [ { "id": "faulty", "executable": "\(BuiltProducts.path(of: "faulty-extension"))", "devices": ["porch", "bell"], "timeout": "\(TestTiming.seconds(2))s" }\(more) ]
         }
         """
     }
@@ -295,7 +295,7 @@ struct ExtensionHostingTests {
         try await daemon.start()
         let slow = await daemon.cli(["press", "slow"])
         #expect(slow.status == 1)
-        #expect(slow.stderr == "switchboard: control \"slow\" failed: extension \"faulty\" did not answer within 2s\n", "\(slow.stderr)")
+        #expect(slow.stderr == "switchboard: control \"slow\" failed: extension \"faulty\" did not answer within \(TestTiming.seconds(2))s\n", "\(slow.stderr)")
         #expect(!daemon.log.contains("hung"))
         #expect(await daemon.cli(["on", "swift-porch"]).status == 0, "still running, still answering")
     }
@@ -305,7 +305,7 @@ struct ExtensionHostingTests {
         try await daemon.start()
         let hung = await daemon.cli(["press", "hang"])
         #expect(hung.status == 1)
-        #expect(hung.stderr.contains("did not answer within 2s"), "\(hung.stderr)")
+        #expect(hung.stderr.contains("did not answer within \(TestTiming.seconds(2))s"), "\(hung.stderr)")
         #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: hung (no answer to a status check either); killing it") })
         #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: was killed by signal 9; restarting in 1s") }, "\(daemon.log)")
         #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "extension faulty: running (pid ").count - 1 == 2 })

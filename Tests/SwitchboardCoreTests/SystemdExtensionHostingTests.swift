@@ -77,7 +77,7 @@ struct SystemdExtensionHostingTests {
     @Test func extensionsRunThroughTheExtensionSocketAndEndWithTheDaemon() async throws {
         let outside = #", { "id": "outside", "executable": "/bin/true", "devices": [] }"#
         let file = ExtensionHostingTests().configuration(more: outside)
-            .replacingOccurrences(of: #""devices": ["porch", "bell"], "timeout": "2s""#, with: #""devices": ["porch", "bell"], "timeout": "2s", "user": "nobody""#)
+            .replacingOccurrences(of: #""devices": ["porch", "bell"], "timeout": "\#(TestTiming.seconds(2))s""#, with: #""devices": ["porch", "bell"], "timeout": "\#(TestTiming.seconds(2))s", "user": "nobody""#)
         let daemon = try DaemonHarness(configuration: file)
         let activator = try SocketActivator(directory: daemon.directory, allowing: BuiltProducts.directory)
         try await daemon.start(

@@ -30,6 +30,10 @@ source deploy/lib/watchdog.sh
 selection=${1:-${SWITCHBOARD_ARM64_SUITE:-ci}}
 stall=${SWITCHBOARD_SUITE_STALL:-300}
 limit=${SWITCHBOARD_SUITE_LIMIT:-1800}
+# The limits tests set themselves (a daemon's timeouts, how long they wait), times this: programs
+# run several times slower under qemu-user (Sources/SwitchboardTesting/TestTiming.swift).
+time_scale=${SWITCHBOARD_TEST_TIME_SCALE:-4}
+export time_scale
 bin=${SWITCHBOARD_ARM64_BIN:-$repository/.build-arm64-trixie/aarch64-unknown-linux-gnu/debug}
 bundle=$bin/SwitchboardPackageTests.xctest
 # The suites a CI run holds: the MQTT round trip, extension hosting, the fleet, the CLI against a
@@ -53,6 +57,7 @@ fi
 
 run_bundle() {
     env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+        SWITCHBOARD_TEST_TIME_SCALE="$time_scale" \
         "$bundle" --testing-library swift-testing "$@"
 }
 export -f run_bundle
