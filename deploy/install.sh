@@ -56,11 +56,15 @@ else
     }
     echo "switchboard: building (release)"
     # The Swift runtime linked in: about 3 MiB less resident memory than the shared libraries.
-    swift build -c release --static-swift-stdlib --product switchboardd
-    swift build -c release --static-swift-stdlib --product switchboard
-    swift build -c release --static-swift-stdlib --product switchboard-extension-launcher
-    swift build -c release --static-swift-stdlib --product home-controls
-    bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
+    build=(swift build -c release --static-swift-stdlib)
+    # On arm64, GNU ld puts the compiler's writable .rodata next to the code and makes one RWX
+    # segment of the whole program; separate-code keeps the code read-only (docs/arm64.md).
+    [[ $(uname -m) == aarch64 ]] && build+=(-Xlinker -z -Xlinker separate-code)
+    "${build[@]}" --product switchboardd
+    "${build[@]}" --product switchboard
+    "${build[@]}" --product switchboard-extension-launcher
+    "${build[@]}" --product home-controls
+    bin="$("${build[@]}" --show-bin-path)"
 fi
 $sudo install -m 755 "$bin/switchboardd" "$bin/switchboard" /usr/local/bin/
 # The main process of each switchboard-extension@.service instance (not itself an extension).
