@@ -39,20 +39,23 @@ static int binary_prefix(const char *text, int base, const char **digits, int *n
     return 0;
 }
 
-// The magnitude of binary digits as strtoull reads them; sets errno to ERANGE on overflow.
-static unsigned long long binary_magnitude(const char *digits, char **endptr) {
-    return strtoull(digits, endptr, 2);
+// The magnitude of binary digits as strtoull reads them; *overflow tells whether it overflowed.
+// errno is left as it was: the callers set ERANGE themselves, with the value they return.
+static unsigned long long binary_magnitude(const char *digits, char **endptr, int *overflow) {
+    int saved = errno;
+    errno = 0;
+    unsigned long long magnitude = strtoull(digits, endptr, 2);
+    *overflow = (errno == ERANGE);
+    errno = saved;
+    return magnitude;
 }
 
 long long __isoc23_strtoll(const char *nptr, char **endptr, int base) {
     const char *digits;
     int negative;
     if (!binary_prefix(nptr, base, &digits, &negative)) return strtoll(nptr, endptr, base);
-    int saved = errno;
-    errno = 0;
-    unsigned long long magnitude = binary_magnitude(digits, endptr);
-    int overflow = (errno == ERANGE);
-    errno = saved;
+    int overflow;
+    unsigned long long magnitude = binary_magnitude(digits, endptr, &overflow);
     if (negative) {
         if (overflow || magnitude > (unsigned long long)LLONG_MAX + 1) { errno = ERANGE; return LLONG_MIN; }
         return magnitude == 0 ? 0 : -(long long)(magnitude - 1) - 1;
@@ -71,11 +74,8 @@ unsigned long __isoc23_strtoul(const char *nptr, char **endptr, int base) {
     const char *digits;
     int negative;
     if (!binary_prefix(nptr, base, &digits, &negative)) return strtoul(nptr, endptr, base);
-    int saved = errno;
-    errno = 0;
-    unsigned long long magnitude = binary_magnitude(digits, endptr);
-    int overflow = (errno == ERANGE);
-    errno = saved;
+    int overflow;
+    unsigned long long magnitude = binary_magnitude(digits, endptr, &overflow);
     if (overflow) { errno = ERANGE; return ULONG_MAX; }
     // As strtoul does: a minus sign negates the value in unsigned arithmetic.
     return negative ? -(unsigned long)magnitude : (unsigned long)magnitude;
