@@ -58,7 +58,7 @@ struct ShippedACLTests {
 }
 
 /// Every role of the shipped ACL against every topic class of the contract, on a real broker:
-/// exactly who may publish and who may read. README.md ("Broker ACL") shows the same matrix.
+/// exactly who may publish and who may read. docs/deploying.md ("The broker") shows the same matrix.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct ShippedACLMatrixTests {
     static let roles = ["garage-pi", "shed-pi", "homeassistant", "house-admin", "zigbee2mqtt", "guest"]

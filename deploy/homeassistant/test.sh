@@ -4,8 +4,8 @@
 # inside the Debian 13 root (deploy/debian13/root.sh; both cached), a real mosquitto and a real
 # switchboardd (--simulate) on the sample devices.json. check.py onboards Home Assistant's owner,
 # makes a long-lived access token, adds the MQTT integration through its config flow, and checks
-# entities, states, names, services, availability, removals and the log (see the README's
-# "Home Assistant" section). Ports are chosen at run time on 127.0.0.1; every process it starts is
+# entities, states, names, services, availability, removals and the log (see the test report
+# at the end of docs/home-assistant.md). Ports are chosen at run time on 127.0.0.1; every process it starts is
 # stopped when it ends, even when it fails.
 #
 #   deploy/homeassistant/test.sh

@@ -6,7 +6,7 @@
 /// entity; a symbol that changes shape with the state (`door.garage.closed` → `door.garage.open`)
 /// changes the icon. A symbol not in the table is looked up again without its last part
 /// (`sprinkler.and.droplets` → `sprinkler.and` → `sprinkler`); a symbol with no match at all gives
-/// no icon, and Home Assistant uses its own for the entity's kind. The README lists the table.
+/// no icon, and Home Assistant uses its own for the entity's kind. docs/home-assistant.md lists the table.
 public enum HomeAssistantIcons {
     /// The icon for an SF Symbol name, or nil.
     public static func icon(forSymbol symbol: String) -> String? {

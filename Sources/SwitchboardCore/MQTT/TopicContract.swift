@@ -1,5 +1,5 @@
 /// Switchboard's MQTT topics under a node's base (`switchboard/<node>` by default). Documented in
-/// the README; kept stable.
+/// docs/mqtt.md; kept stable.
 public struct TopicContract: Sendable, Equatable {
     public let base: String
 
