@@ -40,8 +40,15 @@ import Testing
         for path in sys.argv[2:]:
             errors = validator.iter_errors(json.load(open(path)))
             print(path.split('/')[-1], len(list(errors)))
-            for error in sorted(validator.iter_errors(json.load(open(path))), key=lambda e: ('/'.join(map(str, e.absolute_path)), e.message)):
-                print(' ', '/'.join(map(str, error.absolute_path)) + ':', error.message)
+            # A key refused by a false schema is reported at the key by jsonschema 4.10 (Debian 12's)
+            # and at the object holding it by 4.19 (Debian 13's) and later: name the object.
+            def where(e):
+                path = list(e.absolute_path)
+                if e.message.startswith('False schema') and path and isinstance(path[-1], str):
+                    path = path[:-1]
+                return '/'.join(map(str, path))
+            for error in sorted(validator.iter_errors(json.load(open(path))), key=lambda e: (where(e), e.message)):
+                print(' ', where(error) + ':', error.message)
         """
         let broken = ConfigurationCorpusTests.corpus.appendingPathComponent("inputs.json").path
         let result = await DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root, valid, broken])
