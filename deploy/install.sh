@@ -100,6 +100,8 @@ $sudo /usr/local/bin/switchboard check /etc/switchboard/devices.json || {
 }
 $sudo install -d /usr/local/share/doc/switchboard
 $sudo install -m 644 README.md /usr/local/share/doc/switchboard/README.md
+$sudo install -d /usr/local/share/doc/switchboard/docs
+$sudo install -m 644 docs/*.md /usr/local/share/doc/switchboard/docs/
 
 echo "switchboard: systemd units"
 $sudo install -m 644 deploy/switchboardd.service deploy/switchboard-extension.socket deploy/switchboard-extension@.service /etc/systemd/system/

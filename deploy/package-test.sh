@@ -70,10 +70,11 @@ for deb in "${debs[@]}"; do
         systemd/system/switchboardd.service systemd/system/switchboard-extension.socket \
         systemd/system/switchboard-extension@.service udev/rules.d/99-switchboard-gpio.rules \
         ./usr/share/doc/switchboard/examples/mosquitto/switchboard.conf ./usr/share/doc/switchboard/copyright \
+        ./usr/share/doc/switchboard/README.md.gz ./usr/share/doc/switchboard/docs/devices-json.md.gz \
         ./usr/share/man/man8/switchboardd.8.gz ./usr/share/man/man1/switchboard.1.gz; do
         grep -q -- "$path\$" <<<"$contents" || missing+=("$path")
     done
-    if ((${#missing[@]})); then fail "$name holds ${missing[*]}"; else pass "$name holds the programs, units, udev rule, devices.json, examples, man pages"; fi
+    if ((${#missing[@]})); then fail "$name holds ${missing[*]}"; else pass "$name holds the programs, units, udev rule, devices.json, examples, documents, man pages"; fi
     depends=$(dpkg-deb -f "$deb" Depends)
     case $name in *+deb13_*) gpiod=libgpiod3 ;; *) gpiod=libgpiod2 ;; esac
     if [[ $depends == *"$gpiod ("* && $depends == *"libmosquitto1 ("* && $depends == *adduser* ]]; then

@@ -29,7 +29,7 @@
 # The package holds the three programs and the example extension (/usr/libexec/switchboard), the
 # systemd units of deploy/ (paths moved from /usr/local to /usr), the udev rule, the sample
 # devices.json as the conffile /etc/switchboard/devices.json, the mosquitto configuration under
-# /usr/share/doc/switchboard/examples and two man pages; deploy/package/ holds the maintainer
+# /usr/share/doc/switchboard/examples, README and docs/ under /usr/share/doc/switchboard, and two man pages; deploy/package/ holds the maintainer
 # scripts (user and groups, units enabled and started, state kept on removal, gone on purge).
 # Depends comes from dpkg-shlibdeps on the amd64 programs of the same release (run against that
 # release's package database); an arm64 package takes the same list once its programs are shown
@@ -212,7 +212,10 @@ make_package() {
         "$tree/usr/share/doc/switchboard/examples/mosquitto/"
     install -m 644 deploy/mosquitto/README.md "$tree/usr/share/doc/switchboard/examples/mosquitto/README.md"
     install -m 644 README.md "$tree/usr/share/doc/switchboard/README.md"
-    gzip -9n "$tree/usr/share/doc/switchboard/README.md" "$tree/usr/share/doc/switchboard/examples/mosquitto/README.md"
+    install -d "$tree/usr/share/doc/switchboard/docs"
+    install -m 644 docs/*.md "$tree/usr/share/doc/switchboard/docs/"
+    gzip -9n "$tree/usr/share/doc/switchboard/README.md" "$tree/usr/share/doc/switchboard/examples/mosquitto/README.md" \
+        "$tree"/usr/share/doc/switchboard/docs/*.md
     install -m 644 deploy/package/copyright "$tree/usr/share/doc/switchboard/copyright"
     printf 'switchboard (%s) %s; urgency=medium\n\n  * Built by deploy/package.sh from commit %s.\n\n -- %s  %s\n' \
         "$deb_version" "$release" "$(git rev-parse --short=12 HEAD)" "$maintainer" \
