@@ -10,8 +10,9 @@
 # deploy/debian13/test.sh first. It is left out, saying so, where deploy/debian13/test.sh skips
 # (SWITCHBOARD_DEBIAN13=0, or this machine is Debian 13 already).
 #
-# The kernel: HIL_KERNEL if set, else ../shared/hil/bzImage beside the repository when present,
-# else one built by deploy/hil/build-kernel.sh (cached; about 7 minutes the first time).
+# The kernel: HIL_KERNEL if set, else the systemd stage's kernel (deploy/hil/build-kernel.sh
+# deploy/hil/kernel-systemd.config: gpio-sim and what systemd needs; cached, about 7 minutes the
+# first time), so that a run builds one x86_64 kernel for both VM stages, as it does for arm64.
 # HIL_BUILD_KERNEL=0 skips the stage instead of building one. A machine that cannot run the VM
 # (not x86_64) skips the stage, saying so in one line. Arguments go to both test runs.
 set -euo pipefail
@@ -28,10 +29,9 @@ skip() {
 source deploy/lib/stages.sh
 stage "HIL: kernel and qemu"
 kernel=${HIL_KERNEL:-}
-if [[ -z $kernel && -f ../shared/hil/bzImage ]]; then kernel=$(realpath ../shared/hil/bzImage); fi
 if [[ -z $kernel ]]; then
     [[ ${HIL_BUILD_KERNEL:-1} != 0 ]] || skip "no kernel with gpio-sim (set HIL_KERNEL, or unset HIL_BUILD_KERNEL=0 to build one)"
-    kernel=$(deploy/hil/build-kernel.sh)
+    kernel=$(deploy/hil/build-kernel.sh deploy/hil/kernel-systemd.config)
 fi
 [[ -f $kernel ]] || { echo "switchboard HIL: no kernel image at $kernel" >&2; exit 1; }
 ensure_packages qemu-system-x86 busybox-static gpiod
