@@ -23,6 +23,14 @@ ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packag
 # devices.schema.json is checked with Python's jsonschema.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
 bash deploy/lib/versions.sh
+# The kernels and arm64 roots of the later stages, made in the background while the builds and
+# suites before them leave CPU time unused (on a fresh machine; with warm caches it ends at once).
+if ((EUID == 0)) && [[ ${SWITCHBOARD_PREWARM:-1} != 0 ]]; then
+    prewarm_log=$(mktemp)
+    stage_temporary_files+=("$prewarm_log" "$prewarm_log.output")
+    setsid deploy/lib/prewarm.sh "$prewarm_log" </dev/null >/dev/null 2>&1 &
+    stage_background_groups+=($!)
+fi
 
 stage "build (this machine)"
 swift build --build-tests -Xswiftc -warnings-as-errors
@@ -73,3 +81,9 @@ bash deploy/fuzz.sh "${FUZZ_SECONDS:-60}"
 stage_end
 
 bash deploy/sanitizers.sh
+
+if [[ -n ${prewarm_log:-} ]]; then
+    echo "switchboard: made in the background (deploy/lib/prewarm.sh):"
+    sed 's/^/  /' "$prewarm_log"
+    ! grep -q FAILED "$prewarm_log" || tail -n 30 "$prewarm_log.output" | sed 's/^/    /'
+fi

@@ -9,9 +9,12 @@
 # Env: SWITCHBOARD_HIL_CACHE (default ~/.cache/switchboard/hil), DEBIAN_MIRROR (default
 #      http://deb.debian.org/debian)
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib/cache.sh"
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 folder=$cache/busybox-arm64
+cache_lock "$folder"
 if [[ -x $folder/busybox ]]; then echo "$folder/busybox"; exit 0; fi
 
 apt=$(mktemp -d "$cache/apt-arm64.XXXXXX")

@@ -15,6 +15,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/packages.sh"
+source "$here/../lib/cache.sh"
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mkdir -p "$cache"
 arch=x86_64
@@ -40,6 +41,7 @@ version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 # The x86_64 key is the one it always was: its cached images stay valid.
 key=$( { cat "${fragments[@]}"; echo "$version"; [[ $arch == x86_64 ]] || echo "$arch"; } | sha256sum | cut -c1-16)
 image=$cache/$image_name-$key
+cache_lock "$image"
 if [[ -f $image ]]; then echo "$image"; exit 0; fi
 
 work=$(mktemp -d "$cache/build.XXXXXX")

@@ -18,6 +18,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/packages.sh"
+source "$here/../lib/cache.sh"
 release=${1:-bookworm}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 case $release in
@@ -33,6 +34,7 @@ cache=${SWITCHBOARD_SYSTEMD_ROOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchbo
 mkdir -p "$cache"
 key=$( { cat "$0"; echo "$release"; } | sha256sum | cut -c1-16)
 root=$cache/$release-$key
+cache_lock "$root"
 if [[ -f $root/.switchboard-ready ]]; then echo "$root"; exit 0; fi
 
 ensure_packages debootstrap debian-archive-keyring >&2

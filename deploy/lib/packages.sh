@@ -8,8 +8,11 @@ ensure_packages() {
     ((${#missing[@]})) || return 0
     echo "switchboard: installing ${missing[*]}"
     local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # One apt at a time among Switchboard's scripts (deploy/lib/prewarm.sh runs beside the stages),
+    # and a wait for dpkg's own lock when another program holds it.
+    $sudo flock /var/lock/switchboard-apt.lock apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo flock /var/lock/switchboard-apt.lock \
+        apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
 }
 
 # The libgpiod runtime library's package, which is named after its soname: `libgpiod2` (libgpiod

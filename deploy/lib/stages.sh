@@ -2,10 +2,13 @@
 # `stage NAME` ends the running stage (printing its time) and starts the next; `stage_end` ends it.
 # At exit, even a failing one, the outermost script prints every stage's time, its own and those of
 # the scripts it ran (they append to the file named by SWITCHBOARD_STAGE_TIMES), with the total, and
-# marks the stage that failed. Files in `stage_temporary_files` are removed at exit.
+# marks the stage that failed. Files in `stage_temporary_files` are removed at exit, the process
+# groups in `stage_background_groups` stopped.
 stage_name=""
 stage_started=$SECONDS
 stage_temporary_files=()
+# Process groups started in the background (setsid) by the script: stopped at its exit.
+stage_background_groups=()
 if [[ -z ${SWITCHBOARD_STAGE_TIMES:-} ]]; then
     SWITCHBOARD_STAGE_TIMES=$(mktemp)
     export SWITCHBOARD_STAGE_TIMES
@@ -34,6 +37,8 @@ stages_report() {
     local status=$?
     if ((status)); then stage_end "  FAILED (exit $status)"; else stage_end; fi
     ((${#stage_temporary_files[@]})) && rm -f "${stage_temporary_files[@]}"
+    local group
+    for group in "${stage_background_groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null; done
     if ((stage_owner)); then
         echo "switchboard: stage times"
         sed 's/^/  /' "$SWITCHBOARD_STAGE_TIMES"
