@@ -94,12 +94,15 @@ struct ExtensionHostingTests {
         // The stand-in answers its /set with its new state 300 ms later, as a slow Zigbee bulb.
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/porch_light", delay: .milliseconds(300))
         let zigbeePorch = #"{ "id": "porch", "name": "Porch Light", "type": "mqtt", "mqtt": { "stateTopic": "zigbee2mqtt/porch_light", "valueKey": "state", "onValue": "ON", "offValue": "OFF", "commandTopic": "zigbee2mqtt/porch_light/set", "onPayload": "{\"state\":\"ON\"}", "offPayload": "{\"state\":\"OFF\"}", "timeout": "5s" } }"#
+        // The extension's answer waits for the bulb's confirmation, a round trip over the broker:
+        // a limit of 10 s rather than the suite's 2 s, which a loaded machine can exceed.
         let file = configuration(port: broker.port).replacingOccurrences(
             of: #"{ "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } }"#, with: zigbeePorch
-        )
+        ).replacingOccurrences(of: #""timeout": "\#(TestTiming.seconds(2))s""#, with: #""timeout": "\#(TestTiming.seconds(10))s""#)
         let daemon = try DaemonHarness(configuration: file)
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        #expect(file.contains(#""timeout": "\#(TestTiming.seconds(10))s""#))
         // Before its first state message the light's value is not known: the Swift control's
         // provider throws, and the control is stale.
         await expectValues(daemon) { $0["swift-porch"] == "off stale" }
