@@ -45,18 +45,16 @@ public final class SpeechAnnouncer: Sendable {
             return utterance
         }) else { return }
         if current.ended.wait(timeout: .now() + 1) == .timedOut {
-            speaking.withLock { if $0?.pid == current.pid { kill(current.pid, SIGKILL) } }
+            speaking.withLock { if $0?.pid == current.pid { try? SystemCall.kill(current.pid, SIGKILL) } }
             current.ended.wait()
         }
     }
 
     /// Waits for an utterance's process to end, forgets it, then reaps it.
     private func reap(_ pid: pid_t, _ ended: DispatchSemaphore) {
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        try? SystemCall.waitUntilExited(pid)
         speaking.withLock { if $0?.pid == pid { $0 = nil } }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? SystemCall.waitForExit(pid)
         ended.signal()
     }
 
