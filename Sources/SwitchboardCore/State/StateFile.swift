@@ -69,6 +69,8 @@ public final class StateFile: Sendable {
     /// The state directory, open (nil if it could not be opened: every use says why).
     private let directory: StateDirectory?
     private let openError: SystemCallError?
+    /// Where writes and syncs go.
+    private let storage: any StateFileStorage
 
     static let snapshotName = "state.json"
     static let temporaryName = "state.json.tmp"
@@ -76,18 +78,22 @@ public final class StateFile: Sendable {
 
     /// The state in a checked state directory (``StateDirectory/open(_:user:)``): its files are
     /// reached through the open directory, never through a link.
-    public init(directory: StateDirectory) {
+    /// - Parameter storage: where writes and syncs go (a test's faults; the system's by default).
+    public init(directory: StateDirectory, storage: any StateFileStorage = SystemStateFileStorage()) {
         path = directory.path + "/" + Self.snapshotName
         journalPath = directory.path + "/" + Self.journalName
         self.directory = directory
         openError = nil
+        self.storage = storage
     }
 
     /// The state in a folder of one's own, opened unchecked (a link in place of the folder or a
     /// file is still never followed).
-    public init(directory: String) {
+    /// - Parameter storage: where writes and syncs go (a test's faults; the system's by default).
+    public init(directory: String, storage: any StateFileStorage = SystemStateFileStorage()) {
         path = directory + "/" + Self.snapshotName
         journalPath = directory + "/" + Self.journalName
+        self.storage = storage
         switch Result(catching: { () throws(SystemCallError) in try StateDirectory.unchecked(directory) }) {
         case .success(let opened):
             self.directory = opened
@@ -221,11 +227,11 @@ public final class StateFile: Sendable {
     /// Puts what was saved on storage: syncs the journal, the snapshot and their folder.
     public func flush() {
         journal.withLock { journal in
-            if journal.descriptor >= 0 { try? SystemCall.fsync(journal.descriptor) }
+            if journal.descriptor >= 0 { try? storage.sync(journal.descriptor) }
         }
         guard let folder = try? folder(for: path) else { return }
         if let file = try? folder.openFile(Self.snapshotName, O_RDONLY) {
-            try? SystemCall.fsync(file)
+            try? storage.sync(file)
             SystemCall.close(file)
         }
         folder.sync()
@@ -244,7 +250,7 @@ public final class StateFile: Sendable {
 
     private func sync(_ descriptor: Int32, path: String) throws(StateFileError) {
         do {
-            try SystemCall.fsync(descriptor)
+            try storage.sync(descriptor)
         } catch {
             throw StateFileError(path: path, reason: "cannot be synced to storage: \(error.message)")
         }
@@ -252,7 +258,7 @@ public final class StateFile: Sendable {
 
     private func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StateFileError) {
         do {
-            try SystemCall.writeAll(bytes, to: descriptor)
+            try storage.write(bytes, to: descriptor)
         } catch {
             throw StateFileError(path: path, reason: "cannot be written: \(error.message)")
         }
