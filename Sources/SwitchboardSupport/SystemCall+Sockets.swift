@@ -20,6 +20,31 @@ extension SystemCall {
         return (ends[0], ends[1])
     }
 
+    /// A Unix domain datagram socket, close-on-exec (`socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC)`).
+    public static func unixDatagramSocket() throws(Errno) -> CInt {
+        try checking { socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }
+    }
+
+    /// Sends `bytes` as one datagram to `address` with `MSG_NOSIGNAL` (`sendto`); returns how many
+    /// were sent.
+    public static func send(_ descriptor: CInt, _ bytes: [UInt8], to address: UnixSocketAddress) throws(Errno) -> Int {
+        try retrying {
+            address.withSocketAddress { socketAddress, length in
+                bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL), socketAddress, length) }
+            }
+        }
+    }
+
+    /// The user at the other end of a Unix socket connection (`getsockopt(SO_PEERCRED)`).
+    public static func peerUser(of descriptor: CInt) throws(Errno) -> uid_t {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: three 32-bit fields (Glibc hides the
+        // struct's name behind _GNU_SOURCE).
+        var credentials = [UInt32](repeating: 0, count: 3)
+        var length = socklen_t(MemoryLayout<UInt32>.size * 3)
+        _ = try checking { getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) }
+        return uid_t(credentials[1])
+    }
+
     /// Connects a socket to `address` (`connect`). Not retried on `EINTR`: the connection goes on
     /// in the background then, and a second `connect` would fail with `EALREADY`.
     public static func connect(_ descriptor: CInt, to address: UnixSocketAddress) throws(Errno) {

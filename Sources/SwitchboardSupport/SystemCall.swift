@@ -208,6 +208,13 @@ public enum SystemCall {
         return String(cString: resolved)
     }
 
+    /// What the symbolic link at `path` points to (`readlink`).
+    public static func readLink(_ path: String) throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = try checking { readlink(path, &buffer, buffer.count - 1) }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Checks that this process may read the file at `path` (`access(R_OK)`).
     public static func checkReadable(_ path: String) throws(Errno) {
         _ = try checking { access(path, R_OK) }

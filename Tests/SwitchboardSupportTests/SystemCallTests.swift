@@ -105,6 +105,37 @@ struct SystemCallTests {
         SystemCall.close(client)
     }
 
+    @Test func aConnectionNamesItsPeerAndADatagramArrivesWhole() throws {
+        let (one, other) = try SystemCall.unixStreamSocketPair()
+        defer { SystemCall.close(one); SystemCall.close(other) }
+        #expect(try SystemCall.peerUser(of: one) == SystemCall.effectiveUser)
+        let pipe = try SystemCall.pipe()
+        defer { SystemCall.close(pipe.read); SystemCall.close(pipe.write) }
+        #expect(throws: Errno.notSocket) { try SystemCall.peerUser(of: pipe.read) }
+
+        let folder = try Self.folder()
+        let address = try #require(UnixSocketAddress(path: folder + "/datagrams"))
+        let receiver = try SystemCall.unixDatagramSocket()
+        defer { SystemCall.close(receiver) }
+        try SystemCall.bind(receiver, to: address)
+        let sender = try SystemCall.unixDatagramSocket()
+        defer { SystemCall.close(sender) }
+        #expect(try SystemCall.send(sender, Array("READY=1".utf8), to: address) == 7)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        #expect(try SystemCall.read(receiver, into: &buffer) == 7)
+    }
+
+    @Test func usersAndLinksAreLookedUp() throws {
+        #expect(SystemCall.account(named: "root")?.uid == 0)
+        #expect(SystemCall.account(of: 0)?.name == "root")
+        #expect(SystemCall.account(named: "no-such-user-switchboard") == nil)
+        #expect(try SystemCall.readLink("/proc/self/exe").hasPrefix("/"))
+        #expect(throws: Errno.invalidArgument) { try SystemCall.readLink("/") }
+        #expect(try SystemCall.realPath("/proc/self/../self/exe").hasPrefix("/"))
+        #expect(SystemCall.isExecutable("/bin/sh"))
+        #expect(throws: Errno.noSuchFileOrDirectory) { try SystemCall.checkReadable("/nonexistent/file") }
+    }
+
     @Test func pollWaitsForItsTimeoutAndSeesWhatIsReady() throws {
         let ends = try SystemCall.pipe()
         defer { SystemCall.close(ends.read); SystemCall.close(ends.write) }

@@ -23,7 +23,7 @@ public final class SpeechAnnouncer: Sendable {
     private let speaking = Locked<Utterance?>(nil)
 
     public init(searchPath: [String] = ["/usr/bin/espeak-ng", "/usr/local/bin/espeak-ng"]) {
-        executable = searchPath.first { access($0, X_OK) == 0 }
+        executable = searchPath.first { SystemCall.isExecutable($0) }
     }
 
     /// Starts speaking `text`, interrupting what is being spoken; returns at once.
@@ -41,7 +41,7 @@ public final class SpeechAnnouncer: Sendable {
     /// Stops the utterance being spoken and waits until it has: SIGTERM, then SIGKILL after a second.
     private func interrupt() {
         guard let current = speaking.withLock({ utterance -> Utterance? in
-            if let utterance { kill(utterance.pid, SIGTERM) }
+            if let utterance { try? SystemCall.kill(utterance.pid, SIGTERM) }
             return utterance
         }) else { return }
         if current.ended.wait(timeout: .now() + 1) == .timedOut {

@@ -149,7 +149,7 @@ final class ExtensionProcess: Sendable {
     }
 
     static var currentUser: String {
-        getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(geteuid())"
+        SystemCall.userName(SystemCall.effectiveUser) ?? "uid \(SystemCall.effectiveUser)"
     }
 }
 
