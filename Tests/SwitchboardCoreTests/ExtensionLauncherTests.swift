@@ -85,7 +85,7 @@ struct ExtensionLauncherTests {
     func gone(_ pid: pid_t, within seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if kill(pid, 0) != 0 && errno == ESRCH { return true }
+            do { try SystemCall.kill(pid, 0) } catch .noSuchProcess { return true } catch {}
             // A zombie of ours is gone once reaped; one of another parent's is reaped by it.
             var status: Int32 = 0
             _ = waitpid(pid, &status, WNOHANG)
