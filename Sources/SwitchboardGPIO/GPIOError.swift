@@ -1,3 +1,5 @@
+import SwitchboardSupport
+
 /// Why a GPIO operation failed, with what to do about it in ``description``.
 public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
@@ -38,8 +40,8 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     public var consumer: String?
     /// The failing call and its errno, for ``Code/ioFailed`` and ``Code/permissionDenied``.
     public var call: String?
-    public var errno: Int32?
-    /// A system error message.
+    public var errno: Errno?
+    /// What is wrong, in words, where no errno says it (``Code/wrongDirection``).
     public var systemMessage: String?
 
     public init(_ code: Code, chip: String, line: String? = nil) {
@@ -78,7 +80,7 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
         case .released:
             return "\(subject) was already released"
         case .ioFailed:
-            return "\(subject): \(call ?? "a GPIO call") failed: \(systemMessage ?? "errno \(errno ?? 0)")"
+            return "\(subject): \(call ?? "a GPIO call") failed: \(systemMessage ?? errno?.message ?? "no error number")"
         }
     }
 }

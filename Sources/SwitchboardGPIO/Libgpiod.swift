@@ -40,8 +40,8 @@ enum Libgpiod {
     /// `sb_gpio_chip_open`, with its failure as a ``GPIOError``.
     private static func open(_ path: String) throws -> OpaquePointer {
         if let chip = sb_gpio_chip_open(path) { return chip }
-        let error = Glibc.errno
-        if error == EACCES || error == EPERM {
+        let error = Errno.current
+        if error == .permissionDenied || error == .notPermitted {
             var failure = GPIOError(.permissionDenied, chip: path)
             failure.call = "gpiod_chip_open"
             failure.errno = error
@@ -82,13 +82,13 @@ enum Libgpiod {
         var settings = settings(configuration)
         let line = configuration.consumer.withCString { sb_gpio_line_request(chip, UInt32(offset), $0, &settings) }
         if let line { return line }
-        let error = Glibc.errno
+        let error = Errno.current
         switch error {
-        case EBUSY:
+        case .resourceBusy:
             var failure = GPIOError(.lineBusy, chip: chipName, line: lineName)
             failure.consumer = consumer(ofLine: offset, in: chip)
             throw failure
-        case EACCES, EPERM:
+        case .permissionDenied, .notPermitted:
             var failure = GPIOError(.permissionDenied, chip: chipName, line: lineName)
             failure.call = "gpiod line request"
             failure.errno = error
@@ -103,8 +103,8 @@ enum Libgpiod {
     static func reconfigure(_ line: OpaquePointer, _ configuration: GPIOLineConfiguration, chipName: String, lineName: String) throws -> Bool {
         var settings = settings(configuration)
         guard sb_gpio_line_reconfigure(line, &settings) == 0 else {
-            let error = Glibc.errno
-            if error == EOPNOTSUPP { return false }
+            let error = Errno.current
+            if error == Errno(EOPNOTSUPP) { return false }
             throw ioFailure("gpiod line reconfigure", chip: chipName, line: lineName, errno: error)
         }
         return true
@@ -173,11 +173,10 @@ enum Libgpiod {
         return settings
     }
 
-    private static func ioFailure(_ call: String, chip: String, line: String?, errno error: Int32 = Glibc.errno) -> GPIOError {
+    private static func ioFailure(_ call: String, chip: String, line: String?, errno error: Errno = .current) -> GPIOError {
         var failure = GPIOError(.ioFailed, chip: chip, line: line)
         failure.call = call
         failure.errno = error
-        failure.systemMessage = String(cString: strerror(error))
         return failure
     }
 }

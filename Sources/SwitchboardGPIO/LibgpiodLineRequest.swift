@@ -102,8 +102,7 @@ final class LibgpiodLineRequest: GPIOLineRequest {
     private func startEdges(descriptor original: Int32) {
         // The source watches its own duplicate, closed once cancelled: releasing the line closes
         // libgpiod's descriptor, possibly before the cancellation completes.
-        let descriptor = Descriptors.duplicate(original)
-        guard descriptor >= 0 else { return }
+        guard let descriptor = try? SystemCall.duplicate(original) else { return }
         let (stream, continuation) = AsyncStream<GPIOEdgeEvent>.makeStream(bufferingPolicy: .unbounded)
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "switchboard.gpio.\(chip.info.name).\(offset)"))
         let offset = self.offset
@@ -116,7 +115,7 @@ final class LibgpiodLineRequest: GPIOLineRequest {
             }
         }
         source.setCancelHandler {
-            close(descriptor)
+            SystemCall.close(descriptor)
             continuation.finish()
         }
         state.withLock { state in

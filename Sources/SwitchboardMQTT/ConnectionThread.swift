@@ -1,3 +1,4 @@
+import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,6 +25,6 @@ enum ConnectionThread {
             return nil
         }, context)
         // Without a thread the connection could never connect: as fatal as running out of memory.
-        precondition(result == 0, "switchboard: cannot start the MQTT connection's thread: \(String(cString: strerror(result)))")
+        precondition(result == 0, "switchboard: cannot start the MQTT connection's thread: \(Errno(result).message)")
     }
 }

@@ -14,8 +14,9 @@ enum Libmosquitto {
     static func new(clientID: String?, cleanSession: Bool, context: UnsafeMutableRawPointer) throws -> OpaquePointer {
         _ = initialized
         guard let handle = mosquitto_new(clientID, cleanSession, context) else {
-            throw MQTTError(.configuration, call: "mosquitto_new", errno: Glibc.errno,
-                            detail: "could not create a client (\(String(cString: strerror(Glibc.errno)))); a client id is needed when cleanSession is false")
+            let error = Errno.current
+            throw MQTTError(.configuration, call: "mosquitto_new", errno: error,
+                            detail: "could not create a client (\(error.message)); a client id is needed when cleanSession is false")
         }
         // Its socket pair (the loop's wake-up) is opened without close-on-exec and is not
         // reachable through the API.
@@ -167,7 +168,7 @@ enum Libmosquitto {
     /// Turns a `MOSQ_ERR_*` into an error; `errno` is read only for `MOSQ_ERR_ERRNO`.
     static func check(_ result: Int32, _ call: String, hint: String? = nil) throws {
         guard result != MOSQ_ERR_SUCCESS.rawValue else { return }
-        let error = Glibc.errno
+        let error = Errno.current
         let code: MQTTError.Code
         switch result {
         case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue: code = .notConnected
@@ -175,7 +176,7 @@ enum Libmosquitto {
         case MOSQ_ERR_INVAL.rawValue, MOSQ_ERR_PAYLOAD_SIZE.rawValue, MOSQ_ERR_MALFORMED_UTF8.rawValue: code = .invalidMessage
         default: code = .failed
         }
-        var detail = result == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(error)) : String(cString: mosquitto_strerror(result))
+        var detail = result == MOSQ_ERR_ERRNO.rawValue ? error.message : String(cString: mosquitto_strerror(result))
         if result == MOSQ_ERR_TLS.rawValue {
             // The broker answered, so the generic hint ("is it running?") would mislead.
             detail += "; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json is the CA that signed the broker's certificate, "

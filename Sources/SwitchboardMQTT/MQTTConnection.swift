@@ -399,7 +399,7 @@ public final class MQTTConnection: @unchecked Sendable {
     private func reason(for error: any Error) -> String {
         let reason = String(describing: error)
         guard configuration.tlsCAFile != nil, !accepted, let error = error as? MQTTError,
-              error.errno == EPROTO || error.mosquittoCode == MOSQ_ERR_CONN_LOST.rawValue
+              error.errno == .protocolError || error.mosquittoCode == MOSQ_ERR_CONN_LOST.rawValue
         else { return reason }
         return reason + "; the broker closed the TLS connection before accepting this node: where it requires client certificates "
             + "(require_certificate), mqtt.tls.certificateFile and keyFile in devices.json must be a certificate and key its CA signed"

@@ -1,3 +1,5 @@
+import SwitchboardSupport
+
 /// Why an MQTT operation failed, with what to do about it in ``description``.
 public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
@@ -19,10 +21,10 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `MOSQ_ERR_*`, if the call returned one.
     public var mosquittoCode: Int32?
     /// `errno`, for `MOSQ_ERR_ERRNO`.
-    public var errno: Int32?
+    public var errno: Errno?
     public var detail: String
 
-    public init(_ code: Code, call: String, mosquittoCode: Int32? = nil, errno: Int32? = nil, detail: String) {
+    public init(_ code: Code, call: String, mosquittoCode: Int32? = nil, errno: Errno? = nil, detail: String) {
         self.code = code
         self.call = call
         self.mosquittoCode = mosquittoCode

@@ -12,24 +12,24 @@ final class Waker: Sendable {
 
     /// - Throws: ``MQTTError`` `.failed` when the process is out of descriptors.
     init() throws {
-        guard let (reading, writing) = Descriptors.pipe() else {
-            throw MQTTError(.failed, call: "pipe", errno: errno, detail: "no pipe for the MQTT connection's thread: \(String(cString: strerror(errno))); raise the open-file limit")
+        let (reading, writing): (Int32, Int32)
+        do {
+            (reading, writing) = try SystemCall.pipe()
+        } catch {
+            throw MQTTError(.failed, call: "pipe", errno: error, detail: "no pipe for the MQTT connection's thread: \(error.message); raise the open-file limit")
         }
-        for end in [reading, writing] {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
+        for end in [reading, writing] { try? SystemCall.setNonBlocking(end) }
         (self.reading, self.writing) = (reading, writing)
     }
 
     deinit {
-        close(reading)
-        close(writing)
+        SystemCall.close(reading)
+        SystemCall.close(writing)
     }
 
     /// Wakes the sleeping thread (or its next sleep, at once). A full pipe wakes it already.
     func wake() {
-        var byte: UInt8 = 1
-        _ = write(writing, &byte, 1)
+        _ = try? SystemCall.write(writing, [1][...])
     }
 
     /// What woke the thread.
@@ -44,22 +44,12 @@ final class Waker: Sendable {
     func sleep(socket: Int32, writable: Bool, until deadline: ContinuousClock.Instant?) -> Ready {
         var descriptors = [pollfd(fd: reading, events: Int16(POLLIN), revents: 0)]
         if socket >= 0 { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0)) }
-        var timeout: Int32 = -1
-        if let deadline {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            let (seconds, attoseconds) = remaining.components
-            // Rounded up: waking a little early would only sleep again.
-            timeout = remaining <= .zero ? 0 : Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        }
-        var result: Int32
-        repeat {
-            result = poll(&descriptors, nfds_t(descriptors.count), timeout)
-        } while result < 0 && errno == EINTR
+        let timeout = deadline.map(SystemCall.milliseconds(until:)) ?? -1
         var ready = Ready()
-        guard result > 0 else { return ready }
+        guard let result = try? SystemCall.poll(&descriptors, timeout: timeout), result > 0 else { return ready }
         if descriptors[0].revents & Int16(POLLIN) != 0 {
             var drained = [UInt8](repeating: 0, count: 256)
-            while read(reading, &drained, drained.count) == drained.count {}
+            while (try? SystemCall.read(reading, into: &drained)) == drained.count {}
         }
         if descriptors.count > 1 {
             let events = descriptors[1].revents

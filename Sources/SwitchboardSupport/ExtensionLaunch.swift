@@ -61,15 +61,24 @@ public enum ExtensionLaunch {
     }
 
     /// Why a first line could not be read.
-    public enum ReadFailure: Error, Sendable, Equatable {
+    public enum ReadFailure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The other end closed before a whole line came.
         case closed
         /// No whole line within the timeout.
         case timedOut
         /// A line longer than ``maximumLineLength``.
         case tooLong
-        /// `read` or `poll` failed with this errno.
-        case failed(Int32)
+        /// `read` or `poll` failed.
+        case failed(Errno)
+
+        public var description: String {
+            switch self {
+            case .closed: "closed"
+            case .timedOut: "timedOut"
+            case .tooLong: "tooLong"
+            case .failed(let error): "failed: \(error)"
+            }
+        }
     }
 
     /// Reads one line from a blocking descriptor, a byte at a time so that nothing after the
@@ -77,45 +86,24 @@ public enum ExtensionLaunch {
     /// - Parameter timeout: milliseconds to wait in all (nil: for ever).
     public static func readLine(from descriptor: Int32, timeout: Int32? = nil) -> Result<[UInt8], ReadFailure> {
         var line: [UInt8] = []
-        var remaining = timeout.map(Int64.init)
-        var byte: UInt8 = 0
+        let deadline = timeout.map { ContinuousClock.now + .milliseconds($0) }
+        var byte: [UInt8] = [0]
         while true {
-            if let left = remaining {
-                guard left > 0 else { return .failure(.timedOut) }
-                let started = monotonicMilliseconds()
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, Int32(left))
-                if ready < 0 && errno != EINTR { return .failure(.failed(errno)) }
-                remaining = left - (monotonicMilliseconds() - started)
-                if ready <= 0 { continue }
+            do {
+                if let deadline {
+                    var poller = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+                    guard try SystemCall.poll(&poller, timeout: SystemCall.milliseconds(until: deadline)) > 0 else { return .failure(.timedOut) }
+                }
+                guard try SystemCall.read(descriptor, into: &byte) > 0 else {
+                    return .failure(.closed)
+                }
+            } catch {
+                return .failure(.failed(error))
             }
-            let count = read(descriptor, &byte, 1)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(.failed(errno))
-            }
-            if count == 0 { return .failure(.closed) }
-            if byte == UInt8(ascii: "\n") { return .success(line) }
-            line.append(byte)
+            if byte[0] == UInt8(ascii: "\n") { return .success(line) }
+            line.append(byte[0])
             if line.count > maximumLineLength { return .failure(.tooLong) }
         }
     }
 
-    /// Writes all of `bytes` to a blocking descriptor; false if it could not.
-    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return false }
-            offset += written
-        }
-        return true
-    }
-
-    private static func monotonicMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
 }

@@ -38,39 +38,42 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
         self.flow = flow
         // The source watches its own duplicate, closed once it is cancelled, so the caller may
         // close `original` whenever it likes.
-        let descriptor = Descriptors.duplicate(original)
-        guard descriptor >= 0 else {
+        guard let descriptor = try? SystemCall.duplicate(original) else {
             continuation.finish()
             return
         }
-        let flags = fcntl(descriptor, F_GETFL)
-        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        try? SystemCall.setNonBlocking(descriptor)
         let queue = DispatchQueue(label: "switchboard.lines.\(descriptor)")
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         let splitter = LineSplitter(maximumLineLength: maximumLineLength)
         source.setEventHandler {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                let read: Int?
+                do {
+                    read = try SystemCall.readIfReady(descriptor, into: &buffer)
+                } catch {
+                    source.cancel()
+                    return
+                }
+                guard let count = read else {
+                    flow.emptied()
+                    return
+                }
                 if count > 0 {
                     let lines = splitter.feed(buffer[0..<count])
                     for line in lines { continuation.yield(line) }
                     // Enough waits unread: stop reading until the consumer catches up.
                     if flow.produced(lines.count) { return }
-                } else if count == 0 {
+                } else {
                     if let last = splitter.finish() { continuation.yield(last) }
                     source.cancel()
-                    return
-                } else {
-                    let error = errno
-                    if error == EINTR { continue }
-                    if error == EAGAIN || error == EWOULDBLOCK { flow.emptied() } else { source.cancel() }
                     return
                 }
             }
         }
         source.setCancelHandler {
-            close(descriptor)
+            SystemCall.close(descriptor)
             continuation.finish()
         }
         let cancellation = SourceCancellation(source)

@@ -16,61 +16,60 @@ public final class OpenDirectory: Sendable {
     /// Opens `path` (`open` with `O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`).
     /// - Throws: ``SystemCallError`` for the `open` that failed (`ELOOP`: the path is a link).
     public init(_ path: String) throws(SystemCallError) {
-        let descriptor = SystemFiles.retryingInterrupts { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw SystemCallError(call: "open", errno: errno) }
+        let descriptor = try SystemCallError.naming("open") { () throws(Errno) in try SystemCall.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) }
         self.path = path
         self.descriptor = descriptor
     }
 
-    deinit { close(descriptor) }
+    deinit { SystemCall.close(descriptor) }
 
     /// The directory's own owner and mode (`fstat`).
     public func status() throws(SystemCallError) -> FileStatus {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw SystemCallError(call: "fstat", errno: errno) }
-        return FileStatus(status)
+        FileStatus(try SystemCallError.naming("fstat") { () throws(Errno) in try SystemCall.fstat(descriptor) })
     }
 
     /// A name's owner, mode and type, not following a link (`fstatat` with
     /// `AT_SYMLINK_NOFOLLOW`); nil when there is no such name.
     public func status(of name: String) throws(SystemCallError) -> FileStatus? {
-        var status = stat()
-        guard fstatat(descriptor, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
-            if errno == ENOENT { return nil }
-            throw SystemCallError(call: "fstatat", errno: errno)
+        do {
+            return FileStatus(try SystemCall.stat(name, in: descriptor))
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw SystemCallError(call: "fstatat", errno: error)
         }
-        return FileStatus(status)
     }
 
     /// Opens a file in the directory (`openat` with `O_NOFOLLOW | O_CLOEXEC` added to `flags`); the
     /// caller closes the descriptor.
     /// - Throws: ``SystemCallError`` for the `openat` that failed (`ELOOP`: the name is a link).
     public func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o640) throws(SystemCallError) -> Int32 {
-        let file = SystemFiles.retryingInterrupts { openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) }
-        guard file >= 0 else { throw SystemCallError(call: "openat", errno: errno) }
-        return file
+        try SystemCallError.naming("openat") { () throws(Errno) in try SystemCall.open(name, in: descriptor, flags | O_NOFOLLOW, mode: mode) }
     }
 
     /// A whole file of the directory; nil when there is no such name.
     /// - Throws: ``SystemCallError`` for the `openat` or `read` that failed.
     public func read(_ name: String) throws(SystemCallError) -> [UInt8]? {
-        let file = SystemFiles.retryingInterrupts { openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        guard file >= 0 else {
-            if errno == ENOENT { return nil }
-            throw SystemCallError(call: "openat", errno: errno)
+        let file: Int32
+        do {
+            file = try SystemCall.open(name, in: descriptor, O_RDONLY | O_NOFOLLOW)
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw SystemCallError(call: "openat", errno: error)
         }
-        defer { close(file) }
+        defer { SystemCall.close(file) }
         return try SystemFiles.readToEnd(file)
     }
 
     /// Renames `name` to `newName` within the directory (`renameat`), replacing what is there.
     public func rename(_ name: String, to newName: String) throws(SystemCallError) {
-        guard renameat(descriptor, name, descriptor, newName) == 0 else { throw SystemCallError(call: "renameat", errno: errno) }
+        try SystemCallError.naming("renameat") { () throws(Errno) in try SystemCall.rename(name, in: descriptor, to: newName, in: descriptor) }
     }
 
     /// Puts the directory's entries on storage (`fsync` on the directory).
     public func sync() {
-        _ = fsync(descriptor)
+        try? SystemCall.fsync(descriptor)
     }
 
     /// Creates the directory at `path` with `mode` (less the umask) unless it exists, and the
@@ -81,8 +80,12 @@ public final class OpenDirectory: Sendable {
         var partial = path.hasPrefix("/") ? "" : "."
         for (index, component) in components.enumerated() {
             partial += "/" + component
-            if mkdir(partial, index == components.count - 1 ? mode : 0o755) != 0, errno != EEXIST {
-                throw SystemCallError(call: "mkdir", errno: errno)
+            do {
+                try SystemCall.mkdir(partial, mode: index == components.count - 1 ? mode : 0o755)
+            } catch .fileExists {
+                continue
+            } catch {
+                throw SystemCallError(call: "mkdir", errno: error)
             }
         }
     }

@@ -67,7 +67,7 @@ public enum ProcessSpawn {
         let result = settings.withUnsafeBufferPointer { settings in
             sb_spawn(path, argv, envp, standardInput, standardOutput, standardError, settings.baseAddress, Int32(settings.count), 1, &pid)
         }
-        return result == 0 ? .success(pid) : .failure(SpawnError(path: path, errno: result))
+        return result == 0 ? .success(pid) : .failure(SpawnError(path: path, errno: Errno(result)))
     }
 
     private static func spawn(
@@ -91,15 +91,15 @@ public enum ProcessSpawn {
         defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
         let result = envp.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) } ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-        return result == 0 ? .success(pid) : .failure(SpawnError(path: path, errno: result))
+        return result == 0 ? .success(pid) : .failure(SpawnError(path: path, errno: Errno(result)))
     }
 }
 
 /// A program could not be started.
 public struct SpawnError: Error, Sendable, CustomStringConvertible {
     public let path: String
-    public let errno: Int32
-    public var description: String { "cannot start \(path): \(String(cString: strerror(errno)))" }
+    public let errno: Errno
+    public var description: String { "cannot start \(path): \(errno.message)" }
 }
 
 /// A limit on what a child may use (`setrlimit`): soft and hard alike, so that it cannot raise it.
@@ -156,34 +156,14 @@ public struct ResourceLimit: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Descriptors made close-on-exec from the start, so that no child started meanwhile by another
-/// thread inherits them.
+/// Close-on-exec for descriptors that other libraries opened without it. (The project's own
+/// descriptors are close-on-exec from the start: ``SystemCall`` opens every one so.)
 public enum Descriptors {
-    /// `pipe2(O_CLOEXEC)`: the read and the write end, or nil and errno set.
-    public static func pipe() -> (read: Int32, write: Int32)? {
-        var ends: [Int32] = [-1, -1]
-        guard sb_pipe_cloexec(&ends) == 0 else { return nil }
-        return (ends[0], ends[1])
-    }
-
-    /// `accept4(SOCK_CLOEXEC)`: the connection's descriptor, or -1 and errno set.
-    public static func accept(_ listener: Int32, nonblocking: Bool = false) -> Int32 {
-        sb_accept_cloexec(listener, nonblocking ? 1 : 0)
-    }
-
-    /// `fcntl(F_DUPFD_CLOEXEC)`: a duplicate closed on exec, or -1 and errno set.
-    public static func duplicate(_ descriptor: Int32) -> Int32 {
-        fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-    }
-
     /// Sets close-on-exec on every descriptor of this process above 2: after a library call that
     /// opens descriptors without it and does not say which (libmosquitto's socket pair). Every
     /// descriptor of this process should be close-on-exec, so it changes nothing else.
     public static func closeEveryOneOnExec() {
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in (try? SystemCall.names(in: "/proc/self/fd")) ?? [] {
             if let descriptor = Int32(name), descriptor > 2 { closeOnExec(descriptor) }
         }
     }
@@ -191,7 +171,6 @@ public enum Descriptors {
     /// Sets close-on-exec on a descriptor another library opened (libmosquitto's socket).
     @discardableResult
     public static func closeOnExec(_ descriptor: Int32) -> Bool {
-        let flags = fcntl(descriptor, F_GETFD)
-        return flags >= 0 && fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) == 0
+        (try? SystemCall.setCloseOnExec(descriptor)) != nil
     }
 }

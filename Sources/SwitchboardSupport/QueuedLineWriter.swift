@@ -45,20 +45,20 @@ public final class QueuedLineWriter: Sendable {
             bytes.append(UInt8(ascii: "\n"))
             var offset = 0
             while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { buffer in
-                    isSocket ? Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) : Glibc.write(descriptor, buffer.baseAddress, buffer.count)
-                }
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                    // The reader is slow: wait (on this queue, not the pool) until it can take more.
-                    var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    if poll(&poller, 1, patience) <= 0 { done(false); return }
-                } else {
+                let attempt: Int?
+                do {
+                    attempt = try SystemCall.writeIfReady(descriptor, bytes[offset...], isSocket: isSocket)
+                } catch {
                     done(false)
                     return
+                }
+                if let written = attempt {
+                    guard written > 0 else { done(false); return }
+                    offset += written
+                } else {
+                    // The reader is slow: wait (on this queue, not the pool) until it can take more.
+                    var poller = [pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)]
+                    guard let ready = try? SystemCall.poll(&poller, timeout: patience), ready > 0 else { done(false); return }
                 }
             }
             done(true)

@@ -22,27 +22,25 @@ public enum SecretFile {
     /// The file's contents, after the checks above.
     /// - Parameter owner: the user who may own the file besides root (the process's effective user).
     /// - Throws: ``SecretFileError`` saying what is wrong and how to fix it.
-    public static func read(_ path: String, owner: uid_t = geteuid()) throws(SecretFileError) -> [UInt8] {
+    public static func read(_ path: String, owner: uid_t = SystemCall.effectiveUser) throws(SecretFileError) -> [UInt8] {
         let descriptor = try open(path, owner: owner)
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(descriptor, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw SecretFileError(path: path, problem: "cannot be read: \(String(cString: strerror(errno)))", fix: nil) }
-            guard count > 0 else { return bytes }
-            bytes += buffer.prefix(count)
-            guard bytes.count <= maximumSize else {
-                throw SecretFileError(path: path, problem: "is larger than \(maximumSize / 1024) KiB, so it holds no password or key", fix: "name the right file")
-            }
+        defer { SystemCall.close(descriptor) }
+        let bytes: [UInt8]
+        do {
+            bytes = try SystemCall.readToEnd(descriptor, limit: maximumSize)
+        } catch {
+            throw SecretFileError(path: path, problem: "cannot be read: \(error.message)", fix: nil)
         }
+        guard bytes.count <= maximumSize else {
+            throw SecretFileError(path: path, problem: "is larger than \(maximumSize / 1024) KiB, so it holds no password or key", fix: "name the right file")
+        }
+        return bytes
     }
 
     /// Checks the file as ``read(_:owner:)`` does without reading it (for a file that a library
     /// reads itself, as libmosquitto reads a TLS key).
-    public static func check(_ path: String, owner: uid_t = geteuid()) throws(SecretFileError) {
-        close(try open(path, owner: owner))
+    public static func check(_ path: String, owner: uid_t = SystemCall.effectiveUser) throws(SecretFileError) {
+        SystemCall.close(try open(path, owner: owner))
     }
 
     /// Opens the file and checks what was opened (not the name, which may change meanwhile).
@@ -50,30 +48,30 @@ public enum SecretFile {
         let user = userName(owner)
         // A link another user owns could be pointed at any file the daemon may read (a root
         // daemon's own private keys): not followed.
-        var link = stat()
-        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, link.st_uid != owner, link.st_uid != 0 {
+        if let link = try? SystemCall.lstat(path), link.st_mode & S_IFMT == S_IFLNK, link.st_uid != owner, link.st_uid != 0 {
             throw SecretFileError(path: path, problem: "is a symbolic link owned by \(userName(link.st_uid)), who could point it at any file",
                                   fix: "name the file itself, or make the link \(owner == 0 ? "root's" : "\(user)'s or root's") (chown -h \(user) \(path))")
         }
         // O_NONBLOCK: a FIFO planted under the name is not waited on; O_NOCTTY: nor a terminal taken.
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            let error = errno
-            let reason = String(cString: strerror(error))
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        } catch {
             switch error {
-            case ENOENT, ENOTDIR:
-                throw SecretFileError(path: path, problem: "does not exist (\(reason))", fix: "create it, owned by \(user) with mode 600, or correct the path")
-            case EACCES:
-                throw SecretFileError(path: path, problem: "cannot be read by \(user) (\(reason))", fix: "chown \(user) \(path) && chmod 600 \(path)")
+            case .noSuchFileOrDirectory, .notDirectory:
+                throw SecretFileError(path: path, problem: "does not exist (\(error.message))", fix: "create it, owned by \(user) with mode 600, or correct the path")
+            case .permissionDenied:
+                throw SecretFileError(path: path, problem: "cannot be read by \(user) (\(error.message))", fix: "chown \(user) \(path) && chmod 600 \(path)")
             default:
-                throw SecretFileError(path: path, problem: "cannot be opened (\(reason))", fix: nil)
+                throw SecretFileError(path: path, problem: "cannot be opened (\(error.message))", fix: nil)
             }
         }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw SecretFileError(path: path, problem: "cannot be examined (\(reason))", fix: nil)
+        let status: stat
+        do {
+            status = try SystemCall.fstat(descriptor)
+        } catch {
+            SystemCall.close(descriptor)
+            throw SecretFileError(path: path, problem: "cannot be examined (\(error.message))", fix: nil)
         }
         let problem: (String, String)?
         if status.st_mode & S_IFMT != S_IFREG {
@@ -91,7 +89,7 @@ public enum SecretFile {
             // Reads block again (the file is regular: O_NONBLOCK never mattered for it).
             return descriptor
         }
-        close(descriptor)
+        SystemCall.close(descriptor)
         throw SecretFileError(path: path, problem: what, fix: fix)
     }
 

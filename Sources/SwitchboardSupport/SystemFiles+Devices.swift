@@ -9,8 +9,7 @@ extension SystemFiles {
     /// paths with the same number are the same device. Nil when the path is not a character device.
     /// - Throws: ``SystemCallError`` for the `stat` that failed (`ENOENT`: no such file).
     public static func characterDeviceNumber(at path: String) throws(SystemCallError) -> UInt64? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw SystemCallError(call: "stat", errno: errno) }
+        let status = try SystemCallError.naming("stat") { () throws(Errno) in try SystemCall.stat(path) }
         guard status.st_mode & S_IFMT == S_IFCHR else { return nil }
         return UInt64(status.st_rdev)
     }

@@ -61,8 +61,7 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func wait() -> Int32 {
         guard let pid else { return exitStatus ?? 0 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = (try? SystemCall.waitForExit(pid)) ?? 0
         self.pid = nil
         exitStatus = Self.decode(status)
         return exitStatus!

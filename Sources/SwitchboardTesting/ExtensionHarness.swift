@@ -28,8 +28,11 @@ public final class ExtensionHarness: @unchecked Sendable {
         folder = NSTemporaryDirectory() + "switchboard-extension-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let inputPath = folder + "/stdin", outputPath = folder + "/stdout"
-        guard mkfifo(inputPath, 0o600) == 0, mkfifo(outputPath, 0o600) == 0 else {
-            throw HarnessError("mkfifo in \(folder): \(String(cString: strerror(errno)))")
+        do {
+            try SystemCall.mkfifo(inputPath, mode: 0o600)
+            try SystemCall.mkfifo(outputPath, mode: 0o600)
+        } catch {
+            throw HarnessError("mkfifo in \(folder): \(error.message)")
         }
         // Held open for reading and writing while the child opens its ends, so neither open
         // waits for the other side. Every descriptor here is close-on-exec: a child that another
@@ -100,8 +103,10 @@ public final class ExtensionHarness: @unchecked Sendable {
     }
 
     private func write(_ line: String) throws {
-        if let error = writeAll(Array((line + "\n").utf8), to: input) {
-            throw HarnessError("writing to the extension: \(String(cString: strerror(error)))\n\(standardError)")
+        do {
+            try SystemCall.writeAll(Array((line + "\n").utf8), to: input)
+        } catch {
+            throw HarnessError("writing to the extension: \(error.message)\n\(standardError)")
         }
     }
 }

@@ -66,14 +66,24 @@ public final class KernelSimulatedChip: Sendable {
     }
 
     private static func makeDirectory(_ path: String) throws {
-        guard mkdir(path, 0o755) == 0 else { throw KernelSimulatedChipError(path: path, operation: "mkdir", errno: errno) }
+        do {
+            try SystemCall.mkdir(path, mode: 0o755)
+        } catch {
+            throw KernelSimulatedChipError(path: path, operation: "mkdir", errno: error)
+        }
     }
 
     private static func write(_ text: String, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw KernelSimulatedChipError(path: path, operation: "open", errno: errno) }
-        defer { close(descriptor) }
-        if let error = writeAll(Array(text.utf8), to: descriptor) {
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.open(path, O_WRONLY)
+        } catch {
+            throw KernelSimulatedChipError(path: path, operation: "open", errno: error)
+        }
+        defer { SystemCall.close(descriptor) }
+        do {
+            try SystemCall.writeAll(Array(text.utf8), to: descriptor)
+        } catch {
             throw KernelSimulatedChipError(path: path, operation: "write \"\(text)\" to", errno: error)
         }
     }
@@ -92,9 +102,9 @@ public final class KernelSimulatedChip: Sendable {
 public struct KernelSimulatedChipError: Error, CustomStringConvertible {
     public let path: String
     public let operation: String
-    public let errno: Int32
+    public let errno: Errno
 
     public var description: String {
-        "gpio-sim: cannot \(operation) \(path): \(String(cString: strerror(errno))); the kernel needs CONFIG_GPIO_SIM and configfs at /sys/kernel/config (run the tests through deploy/hil/test.sh)"
+        "gpio-sim: cannot \(operation) \(path): \(errno.message); the kernel needs CONFIG_GPIO_SIM and configfs at /sys/kernel/config (run the tests through deploy/hil/test.sh)"
     }
 }

@@ -12,27 +12,20 @@ public final class RawSocketConnection: Sendable {
 
     /// Connects to the socket at `path`; nil if it cannot.
     public init?(path: String) {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0, let address = UnixSocketAddress(path: path),
-              address.withSocketAddress({ connect(descriptor, $0, $1) }) == 0 else {
-            if descriptor >= 0 { close(descriptor) }
+        guard let descriptor = try? SystemCall.unixStreamSocket() else { return nil }
+        guard let address = UnixSocketAddress(path: path), (try? SystemCall.connect(descriptor, to: address)) != nil else {
+            SystemCall.close(descriptor)
             return nil
         }
         self.descriptor = descriptor
     }
 
-    deinit { close(descriptor) }
+    deinit { SystemCall.close(descriptor) }
 
     /// Writes all of `text`; false if the connection closed (never SIGPIPE).
     @discardableResult
     public func send(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { return false }
-        }
-        return true
+        (try? SystemCall.writeAll(Array(text.utf8), to: descriptor, isSocket: true)) != nil
     }
 
     /// The next line the daemon sends, or nil at end of file or after `timeout`. Reads what has
@@ -48,13 +41,10 @@ public final class RawSocketConnection: Sendable {
             }
             if let line { return String(decoding: line, as: UTF8.self) }
             guard ContinuousClock.now < deadline else { return nil }
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let remaining = Int32(max(1, ContinuousClock.now.duration(to: deadline).components.seconds * 1000 + 1))
-            guard poll(&ready, 1, min(remaining, 1000)) >= 0 || errno == EINTR else { return nil }
-            guard ready.revents != 0 else { continue }
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
+            var ready = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+            guard let polled = try? SystemCall.poll(&ready, timeout: min(SystemCall.milliseconds(until: deadline), 1000)) else { return nil }
+            guard polled > 0 else { continue }
+            guard let count = try? SystemCall.read(descriptor, into: &chunk), count > 0 else { return nil }
             pending.withLock { $0 += chunk[..<count] }
         }
     }

@@ -45,7 +45,7 @@ struct ExtensionLauncher {
         case .failure(let refusal): return refuse("extension \(request.id): \(refusal.message)")
         }
         let answer = ExtensionLaunch.Answer(launched: true, unit: SystemCalls.ownUnit(), uid: UInt32(getuid()))
-        guard ExtensionLaunch.writeAll(ExtensionLaunch.encodeLine(answer), to: 1) else {
+        guard (try? SystemCall.writeAll(ExtensionLaunch.encodeLine(answer), to: 1)) != nil else {
             log("extension \(request.id): the daemon's end closed before it started")
             return 1
         }
@@ -66,19 +66,21 @@ struct ExtensionLauncher {
 
     /// The executable's real path if it is a regular, executable file inside an allowed folder.
     func check(_ executable: String) -> Result<String, Refusal> {
-        let folders = allowedFolders.map { SystemCalls.realPath($0) ?? $0 }
+        let folders = allowedFolders.map { (try? SystemCall.realPath($0)) ?? $0 }
         let install = "install it in \(allowedFolders.joined(separator: " or ")) (install -m 755 PROGRAM \(allowedFolders.first ?? "/usr/local/libexec/switchboard")/) and name it there in devices.json"
         guard executable.hasPrefix("/") else {
             return .failure(Refusal(message: "\"\(executable)\" is not an absolute path; \(install)"))
         }
-        guard let real = SystemCalls.realPath(executable) else {
-            return .failure(Refusal(message: "\(executable): \(String(cString: strerror(errno))); \(install)"))
+        let real: String
+        do {
+            real = try SystemCall.realPath(executable)
+        } catch {
+            return .failure(Refusal(message: "\(executable): \(error.message); \(install)"))
         }
         guard folders.contains(where: { real.hasPrefix($0 + "/") }) else {
             return .failure(Refusal(message: "\(executable)\(real == executable ? "" : " (\(real))") is not inside \(allowedFolders.joined(separator: " or ")), where extensions must be installed under systemd; \(install)"))
         }
-        var info = stat()
-        guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(real, X_OK) == 0 else {
+        guard let info = try? SystemCall.stat(real), info.st_mode & S_IFMT == S_IFREG, SystemCall.isExecutable(real) else {
             return .failure(Refusal(message: "\(real) is not an executable file; \(install)"))
         }
         return .success(real)
@@ -87,7 +89,7 @@ struct ExtensionLauncher {
     /// Says no on the connection (when it is still there) and in the journal.
     private func refuse(_ message: String) -> Int32 {
         log("refused: \(message)")
-        _ = ExtensionLaunch.writeAll(ExtensionLaunch.encodeLine(ExtensionLaunch.Answer(launched: false, error: message)), to: 1)
+        try? SystemCall.writeAll(ExtensionLaunch.encodeLine(ExtensionLaunch.Answer(launched: false, error: message)), to: 1)
         return 2
     }
 
@@ -95,53 +97,56 @@ struct ExtensionLauncher {
     /// the extension's process group in the second case. Returns the exit status to end with.
     private func watch(_ child: pid_t, id: String) -> Int32 {
         // The extension's end is reported through a pipe, by a thread that waits for it.
-        guard let ends = Descriptors.pipe() else {
-            log("extension \(id): no pipe: \(String(cString: strerror(errno))); stopping it")
-            _ = kill(-child, SIGKILL)
+        let ends: (read: Int32, write: Int32)
+        do {
+            ends = try SystemCall.pipe()
+        } catch {
+            log("extension \(id): no pipe: \(error.message); stopping it")
+            try? SystemCall.kill(-child, SIGKILL)
             return 1
         }
         let reader = ends.read, writer = ends.write
         DispatchQueue.global().async {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            _ = ExtensionLaunch.writeAll(withUnsafeBytes(of: status) { Array($0) }, to: writer)
+            let status = (try? SystemCall.waitForExit(child)) ?? 0
+            try? SystemCall.writeAll(withUnsafeBytes(of: status) { Array($0) }, to: writer)
         }
         // POLLRDHUP only on the connection: bytes for the extension must not wake this loop.
         var watched = [pollfd(fd: 0, events: SystemCalls.pollReadHangUp, revents: 0), pollfd(fd: reader, events: Int16(POLLIN), revents: 0)]
         while true {
             watched[0].revents = 0
             watched[1].revents = 0
-            if poll(&watched, 2, -1) < 0 {
-                if errno == EINTR { continue }
-                log("extension \(id): poll failed: \(String(cString: strerror(errno))); stopping it")
+            do {
+                _ = try SystemCall.poll(&watched, timeout: -1)
+            } catch {
+                log("extension \(id): poll failed: \(error.message); stopping it")
                 break
             }
             if watched[1].revents != 0 {
                 let status = Self.exitStatus(reader)
                 log("extension \(id) \(Self.describe(status))")
                 // Whatever it left behind in its group goes with it.
-                _ = kill(-child, SIGKILL)
+                try? SystemCall.kill(-child, SIGKILL)
                 return (status >> 8) & 0xff == 0 && status & 0x7f == 0 ? 0 : 1
             }
             if watched[0].revents != 0 { break }
         }
         log("extension \(id): the daemon's end closed; stopping it")
-        _ = kill(-child, SIGTERM)
-        var ended = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
-        while poll(&ended, 1, grace) < 0 && errno == EINTR {}
-        if ended.revents == 0 {
+        try? SystemCall.kill(-child, SIGTERM)
+        var ended = [pollfd(fd: reader, events: Int16(POLLIN), revents: 0)]
+        _ = try? SystemCall.poll(&ended, timeout: grace)
+        if ended[0].revents == 0 {
             log("extension \(id): still running \(grace) ms after SIGTERM; killing it")
         }
-        _ = kill(-child, SIGKILL)
-        if ended.revents == 0 { while poll(&ended, 1, -1) < 0 && errno == EINTR {} }
+        try? SystemCall.kill(-child, SIGKILL)
+        if ended[0].revents == 0 { _ = try? SystemCall.poll(&ended, timeout: -1) }
         log("extension \(id) \(Self.describe(Self.exitStatus(reader)))")
         return 0
     }
 
     private static func exitStatus(_ reader: Int32) -> Int32 {
-        var status: Int32 = 0
-        _ = withUnsafeMutableBytes(of: &status) { read(reader, $0.baseAddress, $0.count) }
-        return status
+        var bytes = [UInt8](repeating: 0, count: MemoryLayout<Int32>.size)
+        _ = try? SystemCall.read(reader, into: &bytes)
+        return bytes.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) }
     }
 
     private static func describe(_ status: Int32) -> String {
@@ -149,6 +154,6 @@ struct ExtensionLauncher {
     }
 
     private func log(_ message: String) {
-        _ = ExtensionLaunch.writeAll(Array("switchboard-extension-launcher: \(message)\n".utf8), to: 2)
+        writeLine("switchboard-extension-launcher: \(message)", to: 2)
     }
 }

@@ -2,18 +2,12 @@
 import Glibc
 #endif
 
-/// The launcher's libc calls that need more than one line.
+/// What the launcher reads of its own process and the kernel's constants Swift does not see.
+/// (Its system calls go through ``SystemCall``.)
 enum SystemCalls {
     /// `POLLRDHUP`: the other end of a stream socket closed or shut down writing (Linux; behind
     /// `_GNU_SOURCE`, which Swift's Glibc module does not see).
     static let pollReadHangUp: Int16 = 0x2000
-
-    /// `path` with every symbolic link resolved (realpath), or nil (errno says why).
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
 
     /// The systemd unit this process runs in, from its cgroup (`…/switchboard-extension@3-1234-998.service`).
     static func ownUnit() -> String? {

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 func fail(_ message: String) -> Never {
-    _ = ExtensionLaunch.writeAll(Array("switchboard-extension-launcher: \(message)\n".utf8), to: 2)
+    writeLine("switchboard-extension-launcher: \(message)", to: 2)
     exit(2)
 }
 

@@ -26,29 +26,28 @@ struct SocketClient {
     }
 
     func send(line: String) throws -> SocketReply {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Unreachable(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.unixStreamSocket()
+        } catch {
+            throw Unreachable(path: path, reason: error.message)
+        }
+        defer { SystemCall.close(descriptor) }
         guard let address = UnixSocketAddress(path: path) else {
             throw Unreachable(path: path, reason: "the path is longer than \(UnixSocketAddress.maximumPathLength) bytes")
         }
-        let connected = address.withSocketAddress { connect(descriptor, $0, $1) }
-        guard connected == 0 else { throw Unreachable(path: path, reason: String(cString: strerror(errno))) }
-        var out = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < out.count {
-            // MSG_NOSIGNAL: a daemon that refused the connection (busy) and closed it answers
-            // EPIPE here instead of killing the CLI with SIGPIPE; its reason is read below.
-            let written = out[offset...].withUnsafeMutableBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { break }
-            offset += written
+        do {
+            try SystemCall.connect(descriptor, to: address)
+        } catch {
+            throw Unreachable(path: path, reason: error.message)
         }
+        // Sent with MSG_NOSIGNAL: a daemon that refused the connection (busy) and closed it
+        // answers EPIPE here instead of killing the CLI with SIGPIPE; its reason is read below.
+        try? SystemCall.writeAll(Array((line + "\n").utf8), to: descriptor, isSocket: true)
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !reply.contains(UInt8(ascii: "\n")) {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = (try? SystemCall.read(descriptor, into: &buffer)) ?? 0
             guard count > 0 else { throw Unreachable(path: path, reason: "the daemon closed the connection without replying") }
             reply.append(contentsOf: buffer[0..<count])
         }

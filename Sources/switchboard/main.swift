@@ -383,11 +383,13 @@ case "check":
             }
         }
         for (path, readable) in [("mqtt.tls.caFile", configuration.mqtt?.tls?.caFile), ("mqtt.tls.certificateFile", configuration.mqtt?.tls?.certificateFile)] {
-            guard let readable, access(readable, R_OK) != 0 else { continue }
-            // errno first: getpwuid may change it.
-            let reason = String(cString: strerror(errno))
-            let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(geteuid())"
-            problems.append(ConfigurationProblem(path, "\(readable) cannot be read by \(user) (\(reason)); \(asServiceUser)"))
+            guard let readable else { continue }
+            do {
+                try SystemCall.checkReadable(readable)
+            } catch {
+                let user = SystemCall.userName(SystemCall.effectiveUser) ?? "uid \(SystemCall.effectiveUser)"
+                problems.append(ConfigurationProblem(path, "\(readable) cannot be read by \(user) (\(error.message)); \(asServiceUser)"))
+            }
         }
         if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
         try ConfigurationLoader.validateLines(configuration, chips: chips, locations: locations, file: file)

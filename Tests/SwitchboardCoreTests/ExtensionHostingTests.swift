@@ -1,6 +1,7 @@
 import ControlKit
 import Foundation
 import SwitchboardCore
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 
@@ -275,7 +276,7 @@ struct ExtensionHostingTests {
         #expect(await daemon.signalGroup(SIGINT) == 0)
         #expect(daemon.log.hasSuffix("info: switchboardd stopping (signal 2)\ninfo: switchboardd stopped\n"), "\(daemon.log)")
         #expect(!daemon.log.contains("error:"), "\(daemon.log)")
-        #expect(kill(extensionPID, 0) == -1 && errno == ESRCH, "and the extension is gone")
+        #expect(throws: Errno.noSuchProcess, "and the extension is gone") { try SystemCall.kill(extensionPID, 0) }
     }
 
     @Test func whileItIsDownItsControlsAreStaleAndStatusSaysWhy() async throws {

@@ -18,8 +18,8 @@ struct ExtensionLauncherTests {
 
         init(allowing folder: String, environment: [String] = ["PATH=/usr/bin:/bin", "NOTIFY_SOCKET=/run/systemd/notify", "SWITCHBOARD_SECRET=leaked"]) throws {
             signal(SIGPIPE, SIG_IGN)
-            var ends: [Int32] = [0, 0]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { throw HarnessError("socketpair: \(errno)") }
+            let pair = try SystemCall.unixStreamSocketPair()
+            let ends = [pair.0, pair.1]
             errorLog = folder + "/../launcher-\(UUID().uuidString.prefix(6)).log"
             let errors = open(errorLog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             defer { close(errors); close(ends[1]) }
@@ -37,7 +37,7 @@ struct ExtensionLauncherTests {
         }
 
         func request(_ executable: String, _ arguments: [String] = []) -> ExtensionLaunch.Answer? {
-            _ = ExtensionLaunch.writeAll(ExtensionLaunch.encodeLine(ExtensionLaunch.Request(id: "test", executable: executable, arguments: arguments)), to: daemonEnd)
+            try? SystemCall.writeAll(ExtensionLaunch.encodeLine(ExtensionLaunch.Request(id: "test", executable: executable, arguments: arguments)), to: daemonEnd)
             guard case .success(let line) = ExtensionLaunch.readLine(from: daemonEnd, timeout: 10_000) else { return nil }
             return ExtensionLaunch.decode(ExtensionLaunch.Answer.self, line)
         }
@@ -75,7 +75,7 @@ struct ExtensionLauncherTests {
             // Written through a close-on-exec descriptor: one that a process spawned meanwhile
             // inherited would keep the file open for writing, and executing it would fail (ETXTBSY).
             let file = open(folder + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-            guard file >= 0, ExtensionLaunch.writeAll(Array(("#!/bin/sh\n" + body + "\n").utf8), to: file) else { throw HarnessError("cannot write \(name)") }
+            guard file >= 0, (try? SystemCall.writeAll(Array(("#!/bin/sh\n" + body + "\n").utf8), to: file)) != nil else { throw HarnessError("cannot write \(name)") }
             close(file)
         }
         return folder
@@ -85,7 +85,7 @@ struct ExtensionLauncherTests {
     func gone(_ pid: pid_t, within seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if kill(pid, 0) != 0 && errno == ESRCH { return true }
+            do { try SystemCall.kill(pid, 0) } catch .noSuchProcess { return true } catch {}
             // A zombie of ours is gone once reaped; one of another parent's is reaped by it.
             var status: Int32 = 0
             _ = waitpid(pid, &status, WNOHANG)
@@ -117,7 +117,7 @@ struct ExtensionLauncherTests {
         #expect(answer?.launched == true, "\(String(describing: answer))")
         #expect(answer?.uid == getuid())
         #expect(launch.line() == "started", "\(launch.log)")
-        _ = ExtensionLaunch.writeAll(Array("hello\n".utf8), to: launch.daemonEnd)
+        try? SystemCall.writeAll(Array("hello\n".utf8), to: launch.daemonEnd)
         #expect(launch.line() == "got hello")
         let environment = launch.line() ?? ""
         #expect(!environment.contains("NOTIFY_SOCKET") && !environment.contains("SWITCHBOARD_SECRET"), "\(environment)")

@@ -24,18 +24,19 @@ struct SystemdExtensionHostingTests {
             path = directory + "/extension.sock"
             errorLog = directory + "/launchers.log"
             self.allowed = allowed
-            let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let listener = try SystemCall.unixStreamSocket()
             self.listener = listener
-            guard let address = UnixSocketAddress(path: path),
-                  address.withSocketAddress({ bind(listener, $0, $1) }) == 0, listen(listener, 16) == 0 else {
-                throw HarnessError("cannot listen on \(path): \(String(cString: strerror(errno)))")
+            guard let address = UnixSocketAddress(path: path) else { throw HarnessError("\(path) is too long for a socket") }
+            do {
+                try SystemCall.bind(listener, to: address)
+                try SystemCall.listen(listener, backlog: 16)
+            } catch {
+                throw HarnessError("cannot listen on \(path): \(error)")
             }
             let launched = self.launched, errorLog = self.errorLog
             DispatchQueue.global().async {
                 while true {
-                    let connection = accept(listener, nil, nil)
-                    if connection < 0 { if errno == EINTR { continue } else { return } }
-                    _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                    guard let connection = try? SystemCall.accept(listener) else { return }
                     let errors = open(errorLog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
                     if case .success(let pid) = ProcessSpawn.spawn(BuiltProducts.path(of: "switchboard-extension-launcher"), ["--allow", allowed],
                                                                    standardInput: connection, standardOutput: connection, standardError: errors,

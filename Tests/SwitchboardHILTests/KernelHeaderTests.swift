@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SwitchboardGPIO
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 
@@ -45,7 +46,7 @@ struct KernelHeaderTests {
         let header = try #require(board.header)
         // As a Pi 5's udev rule links gpiochip4 to the header on kernels that renumbered it.
         let link = "/dev/gpiochip99"
-        #expect(symlink(header.path, link) == 0, "symlink \(link): errno \(errno)")
+        #expect(symlink(header.path, link) == 0, "symlink \(link): \(Errno.current)")
         defer { unlink(link) }
         let scan = LibgpiodChip.scanDeviceFiles()
         #expect(scan.files.filter { $0.info.name == header.name }.map(\.path).sorted() == [header.path, link].sorted())

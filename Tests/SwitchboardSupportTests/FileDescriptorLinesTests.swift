@@ -15,15 +15,11 @@ import Musl
 struct FileDescriptorLinesTests {
     /// Writes all of `bytes`, blocking while the pipe is full.
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written > 0 { offset += written } else if errno != EINTR { return }
-        }
+        try? SystemCall.writeAll(bytes, to: descriptor)
     }
 
     @Test func aWriterAheadOfItsReaderNeverLetsTheReaderFindThePipeEmpty() async throws {
-        let ends = try #require(Descriptors.pipe())
+        let ends = try SystemCall.pipe()
         let lines = FileDescriptorLines(descriptor: ends.read)
         close(ends.read)
         var iterator = lines.makeAsyncIterator()

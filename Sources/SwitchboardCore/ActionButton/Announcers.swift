@@ -23,7 +23,7 @@ public final class SpeechAnnouncer: Sendable {
     private let speaking = Locked<Utterance?>(nil)
 
     public init(searchPath: [String] = ["/usr/bin/espeak-ng", "/usr/local/bin/espeak-ng"]) {
-        executable = searchPath.first { access($0, X_OK) == 0 }
+        executable = searchPath.first { SystemCall.isExecutable($0) }
     }
 
     /// Starts speaking `text`, interrupting what is being spoken; returns at once.
@@ -41,22 +41,20 @@ public final class SpeechAnnouncer: Sendable {
     /// Stops the utterance being spoken and waits until it has: SIGTERM, then SIGKILL after a second.
     private func interrupt() {
         guard let current = speaking.withLock({ utterance -> Utterance? in
-            if let utterance { kill(utterance.pid, SIGTERM) }
+            if let utterance { try? SystemCall.kill(utterance.pid, SIGTERM) }
             return utterance
         }) else { return }
         if current.ended.wait(timeout: .now() + 1) == .timedOut {
-            speaking.withLock { if $0?.pid == current.pid { kill(current.pid, SIGKILL) } }
+            speaking.withLock { if $0?.pid == current.pid { try? SystemCall.kill(current.pid, SIGKILL) } }
             current.ended.wait()
         }
     }
 
     /// Waits for an utterance's process to end, forgets it, then reaps it.
     private func reap(_ pid: pid_t, _ ended: DispatchSemaphore) {
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        try? SystemCall.waitUntilExited(pid)
         speaking.withLock { if $0?.pid == pid { $0 = nil } }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? SystemCall.waitForExit(pid)
         ended.signal()
     }
 

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardSupport
 
 extension ConfigurationLoader {
     /// Reads one element of `extensions`.
@@ -39,7 +40,7 @@ extension ConfigurationLoader {
                 settings.executable = absoluteFolder + "/" + settings.executable
             } else {
                 let candidates = searchFolders.map { $0 + "/" + settings.executable }
-                settings.executable = candidates.first { access($0, X_OK) == 0 } ?? candidates[0]
+                settings.executable = candidates.first { SystemCall.isExecutable($0) } ?? candidates[0]
             }
             return settings
         }
@@ -47,10 +48,7 @@ extension ConfigurationLoader {
 
     /// Where a bare extension name is looked for: this program's folder, then `../libexec/switchboard`.
     static var searchFolders: [String] {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return ["/usr/local/libexec/switchboard"] }
-        let program = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let program = try? SystemCall.readLink("/proc/self/exe"), !program.isEmpty else { return ["/usr/local/libexec/switchboard"] }
         let own = String(program[..<(program.lastIndex(of: "/") ?? program.startIndex)])
         let prefix = String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)])
         return [own, prefix + "/libexec/switchboard"]

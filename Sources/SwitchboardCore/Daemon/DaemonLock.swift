@@ -22,23 +22,24 @@ final class DaemonLock: Sendable {
         // Opened through the checked directory, never through a link.
         switch Result(catching: { () throws(SystemCallError) in try folder.openFile(Self.fileName, O_RDWR | O_CREAT, mode: 0o644) }) {
         case .success(let opened): descriptor = opened
-        case .failure(let error): throw DaemonLockError(path: path, reason: "cannot be opened: \(String(cString: strerror(error.errno)))")
+        case .failure(let error): throw DaemonLockError(path: path, reason: "cannot be opened: \(error.errno.message)")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let error = errno
+        do {
+            try SystemCall.flock(descriptor, LOCK_EX | LOCK_NB)
+        } catch {
             let holder = ((try? folder.read(Self.fileName)) ?? nil).map { String(decoding: $0, as: UTF8.self).trimmingCharacters() } ?? ""
-            close(descriptor)
-            if error == EWOULDBLOCK {
+            SystemCall.close(descriptor)
+            if error == .wouldBlock {
                 throw DaemonLockError(path: path, reason: "is held by another switchboardd\(holder.isEmpty ? "" : " (pid \(holder))") serving this state directory; stop it first (systemctl stop switchboardd), or give this one its own --state-dir and --socket")
             }
-            throw DaemonLockError(path: path, reason: "cannot be locked: \(String(cString: strerror(error)))")
+            throw DaemonLockError(path: path, reason: "cannot be locked: \(error.message)")
         }
-        _ = ftruncate(descriptor, 0)
-        _ = writeAll(Array("\(getpid())\n".utf8), to: descriptor)
+        try? SystemCall.truncate(descriptor, to: 0)
+        try? SystemCall.writeAll(Array("\(SystemCall.processID)\n".utf8), to: descriptor)
         self.descriptor = descriptor
     }
 
-    deinit { close(descriptor) }
+    deinit { SystemCall.close(descriptor) }
 }
 
 /// The state directory is another daemon's, or its lock file cannot be used.

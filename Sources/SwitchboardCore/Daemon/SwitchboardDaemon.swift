@@ -366,8 +366,8 @@ public final class SwitchboardDaemon: Sendable {
             for await descriptor in listener.accepted {
                 let user = SocketAdmission.peerUser(of: descriptor)
                 if let refusal = admission.admit(user) {
-                    _ = writeAll(Array(ControlLineProtocol.encodeLine(SocketReply.failure(code: "busy", message: refusal)).utf8) + [UInt8(ascii: "\n")], to: descriptor)
-                    close(descriptor)
+                    try? SystemCall.writeAll(Array(ControlLineProtocol.encodeLine(SocketReply.failure(code: "busy", message: refusal)).utf8) + [UInt8(ascii: "\n")], to: descriptor)
+                    SystemCall.close(descriptor)
                     continue
                 }
                 group.addTask {

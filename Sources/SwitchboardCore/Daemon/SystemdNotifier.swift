@@ -28,14 +28,10 @@ public struct SystemdNotifier: Sendable {
     @discardableResult
     public func notify(_ message: String) -> Bool {
         guard let socketPath else { return false }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard let descriptor = try? SystemCall.unixDatagramSocket() else { return false }
+        defer { SystemCall.close(descriptor) }
         guard let address = UnixSocketAddress(path: socketPath) else { return false }
         let bytes = Array(message.utf8)
-        let sent = address.withSocketAddress { socketAddress, length in
-            bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
-        }
-        return sent == bytes.count
+        return (try? SystemCall.send(descriptor, bytes, to: address)) == bytes.count
     }
 }

@@ -41,34 +41,28 @@ final class ExtensionProcess: Sendable {
     /// - Throws: ``ExtensionError`` saying why it could not start.
     init(_ settings: ExtensionSettings) throws {
         let sandbox = try ExtensionSandbox(settings, daemonEnvironment: ProcessInfo.processInfo.environment)
-        guard let toChild = Descriptors.pipe() else { throw ExtensionError("no pipe for its input: \(String(cString: strerror(errno)))") }
-        guard let fromChild = Descriptors.pipe() else {
-            [toChild.read, toChild.write].forEach { close($0) }
-            throw ExtensionError("no pipe for its output: \(String(cString: strerror(errno)))")
-        }
-        guard let errorsFromChild = Descriptors.pipe() else {
-            [toChild.read, toChild.write, fromChild.read, fromChild.write].forEach { close($0) }
-            throw ExtensionError("no pipe for its errors: \(String(cString: strerror(errno)))")
-        }
+        let toChild = try Self.pipe(for: "its input", closingOnFailure: [])
+        let fromChild = try Self.pipe(for: "its output", closingOnFailure: [toChild.read, toChild.write])
+        let errorsFromChild = try Self.pipe(for: "its errors", closingOnFailure: [toChild.read, toChild.write, fromChild.read, fromChild.write])
         let spawned = ProcessSpawn.spawnIsolated(
             sandbox.path, sandbox.arguments, standardInput: toChild.read, standardOutput: fromChild.write, standardError: errorsFromChild.write,
             environment: sandbox.environment, limits: sandbox.limits
         )
         // The child's ends are the child's now.
-        close(toChild.read)
-        close(fromChild.write)
-        close(errorsFromChild.write)
+        SystemCall.close(toChild.read)
+        SystemCall.close(fromChild.write)
+        SystemCall.close(errorsFromChild.write)
         switch spawned {
         case .success(let pid): self.pid = pid
         case .failure(let error):
-            [toChild.write, fromChild.read, errorsFromChild.read].forEach { close($0) }
-            throw ExtensionError(error.errno == ENOENT || error.errno == EACCES
+            [toChild.write, fromChild.read, errorsFromChild.read].forEach(SystemCall.close)
+            throw ExtensionError(error.errno == .noSuchFileOrDirectory || error.errno == .permissionDenied
                 ? "\(error.description); build it (swift build --product …) and install it beside switchboardd or in ../libexec/switchboard, or fix \"executable\" in devices.json"
                 : error.description)
         }
         isolation = sandbox.isolation
         // A full input pipe (an extension that stopped reading) must not block the writer for ever.
-        _ = fcntl(toChild.write, F_SETFL, fcntl(toChild.write, F_GETFL) | O_NONBLOCK)
+        try? SystemCall.setNonBlocking(toChild.write)
         input = QueuedLineWriter(descriptor: toChild.write, isSocket: false, patience: 2000)
         output = FileDescriptorLines(descriptor: fromChild.read, maximumLineLength: 1 << 20)
         errors = FileDescriptorLines(descriptor: errorsFromChild.read, maximumLineLength: 4096)
@@ -76,8 +70,18 @@ final class ExtensionProcess: Sendable {
         watch()
     }
 
+    /// A pipe for the child (``SystemCall/pipe()``); closes `opened` if there is none.
+    private static func pipe(for purpose: String, closingOnFailure opened: [Int32]) throws(ExtensionError) -> (read: Int32, write: Int32) {
+        do {
+            return try SystemCall.pipe()
+        } catch {
+            opened.forEach(SystemCall.close)
+            throw ExtensionError("no pipe for \(purpose): \(error.message)")
+        }
+    }
+
     deinit {
-        descriptors.forEach { close($0) }
+        descriptors.forEach(SystemCall.close)
     }
 
     /// Ends the process group: SIGTERM, then SIGKILL if it is still there after `grace`.
@@ -96,7 +100,7 @@ final class ExtensionProcess: Sendable {
     /// id and no other process's.
     private func signal(_ number: Int32) {
         reaped.withLock { reaped in
-            if !reaped { _ = Glibc.kill(-pid, number) }
+            if !reaped { try? SystemCall.kill(-pid, number) }
         }
     }
 
@@ -106,16 +110,14 @@ final class ExtensionProcess: Sendable {
     private func watch() {
         let pid = self.pid, reaped = self.reaped, output = self.output, errors = self.errors, ending = self.ending
         DispatchQueue.global().async {
-            var status: Int32 = 0
             // Waits without reaping, so that no signal can reach a reused pid: killing the group
             // (whose id the unreaped leader keeps), reaping and marking it reaped happen under the
             // lock signals are sent under.
-            var info = siginfo_t()
-            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
-            reaped.withLock { reaped in
-                _ = Glibc.kill(-pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                reaped = true
+            try? SystemCall.waitUntilExited(pid)
+            let status = reaped.withLock { reaped in
+                try? SystemCall.kill(-pid, SIGKILL)
+                defer { reaped = true }
+                return (try? SystemCall.waitForExit(pid)) ?? 0
             }
             let code = (status >> 8) & 0xff, signal = status & 0x7f
             let how = signal == 0 ? "exited with status \(code)" : "was killed by signal \(signal)"
@@ -147,7 +149,7 @@ final class ExtensionProcess: Sendable {
     }
 
     static var currentUser: String {
-        getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(geteuid())"
+        SystemCall.userName(SystemCall.effectiveUser) ?? "uid \(SystemCall.effectiveUser)"
     }
 }
 

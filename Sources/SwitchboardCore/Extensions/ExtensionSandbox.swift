@@ -39,25 +39,25 @@ struct ExtensionSandbox: Sendable {
         path = settings.executable
         arguments = settings.arguments
         let daemonUser = ExtensionProcess.currentUser
-        let account: UnsafeMutablePointer<passwd>?
+        let account: UserAccount?
         let ownUser: Bool
         if let user = settings.user, user != daemonUser {
-            guard geteuid() == 0 else {
+            guard SystemCall.effectiveUser == 0 else {
                 throw ExtensionError("cannot run as user \"\(user)\": switchboardd runs as \"\(daemonUser)\", and only root may switch users; remove \"user\" or run switchboardd as root")
             }
-            guard let entry = getpwnam(user) else { throw ExtensionError("user \"\(user)\" does not exist; create it (adduser --system \(user)) or change \"user\"") }
+            guard let entry = SystemCall.account(named: user) else { throw ExtensionError("user \"\(user)\" does not exist; create it (adduser --system \(user)) or change \"user\"") }
             // Its own uid and primary group (a user's group is not always named after it:
             // Debian's nobody is in nogroup), and its supplementary groups.
-            arguments = ["--reuid=\(entry.pointee.pw_uid)", "--regid=\(entry.pointee.pw_gid)", "--init-groups", "--", path] + arguments
+            arguments = ["--reuid=\(entry.uid)", "--regid=\(entry.gid)", "--init-groups", "--", path] + arguments
             path = "/usr/bin/setpriv"
             account = entry
-            ownUser = entry.pointee.pw_uid != geteuid()
+            ownUser = entry.uid != SystemCall.effectiveUser
         } else {
-            account = getpwuid(geteuid())
+            account = SystemCall.account(of: SystemCall.effectiveUser)
             ownUser = false
         }
-        let name = account.map { String(cString: $0.pointee.pw_name) } ?? daemonUser
-        let home = account.map { String(cString: $0.pointee.pw_dir) } ?? "/"
+        let name = account?.name ?? daemonUser
+        let home = account?.home ?? "/"
         environment = Self.environment(user: name, home: home, from: daemonEnvironment)
 
         var limits = [ResourceLimit(.core, 0), ResourceLimit(.files, Self.fileLimit)]
@@ -67,7 +67,7 @@ struct ExtensionSandbox: Sendable {
         if ownUser {
             limits.append(ResourceLimit(.tasks, Self.taskLimit))
             taskNote = ""
-        } else if geteuid() == 0 {
+        } else if SystemCall.effectiveUser == 0 {
             taskNote = "; its task limit is not enforced (root)"
         } else {
             let tasks = Self.tasks(of: getuid()) + Self.taskLimit
@@ -75,7 +75,7 @@ struct ExtensionSandbox: Sendable {
             taskNote = "; its tasks count with switchboardd's"
         }
         // Without root, no limit can be above this process's own hard limit.
-        if geteuid() != 0 {
+        if SystemCall.effectiveUser != 0 {
             limits = limits.map { limit in ResourceLimit(limit.resource, ResourceLimit.current(limit.resource).hard.map { min($0, limit.value) } ?? limit.value) }
         }
         let limitsNote: String

@@ -42,22 +42,28 @@ final class SystemdExtensionRun: ExtensionRun {
     }
 
     private init(_ settings: ExtensionSettings, socket path: String) throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw ExtensionError("no socket for \(path): \(String(cString: strerror(errno)))") }
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.unixStreamSocket()
+        } catch {
+            throw ExtensionError("no socket for \(path): \(error.message)")
+        }
         var handedOver = false
-        defer { if !handedOver { close(descriptor) } }
+        defer { if !handedOver { SystemCall.close(descriptor) } }
         guard let address = UnixSocketAddress(path: path) else { throw ExtensionError("--extension-socket \(path) is longer than \(UnixSocketAddress.maximumPathLength) bytes") }
-        let connected = address.withSocketAddress { connect(descriptor, $0, $1) }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            let fix = errno == EACCES
+        do {
+            try SystemCall.connect(descriptor, to: address)
+        } catch {
+            let fix = error == .permissionDenied
                 ? "only the switchboard user may connect to it (SocketUser= in switchboard-extension.socket)"
                 : "start it (systemctl enable --now switchboard-extension.socket), or run switchboardd without --extension-socket"
-            throw ExtensionError("cannot connect to the extension socket \(path): \(reason); \(fix)")
+            throw ExtensionError("cannot connect to the extension socket \(path): \(error.message); \(fix)")
         }
         let request = ExtensionLaunch.Request(id: settings.id, executable: settings.executable, arguments: settings.arguments)
-        guard ExtensionLaunch.writeAll(ExtensionLaunch.encodeLine(request), to: descriptor) else {
-            throw ExtensionError("the extension socket \(path) closed the connection: \(String(cString: strerror(errno))); see journalctl -u 'switchboard-extension@*'")
+        do {
+            try SystemCall.writeAll(ExtensionLaunch.encodeLine(request), to: descriptor)
+        } catch {
+            throw ExtensionError("the extension socket \(path) closed the connection: \(error.message); see journalctl -u 'switchboard-extension@*'")
         }
         let answer: ExtensionLaunch.Answer
         switch ExtensionLaunch.readLine(from: descriptor, timeout: Self.answerTimeout) {
@@ -72,8 +78,13 @@ final class SystemdExtensionRun: ExtensionRun {
         guard answer.launched else {
             throw ExtensionError("switchboard-extension@.service refused it: \(answer.error ?? "no reason given")")
         }
-        guard let ends = Descriptors.pipe() else { throw ExtensionError("no pipe: \(String(cString: strerror(errno)))") }
-        close(ends.write)
+        let ends: (read: Int32, write: Int32)
+        do {
+            ends = try SystemCall.pipe()
+        } catch {
+            throw ExtensionError("no pipe: \(error.message)")
+        }
+        SystemCall.close(ends.write)
         handedOver = true
         self.descriptor = descriptor
         noErrors = ends.read
@@ -88,8 +99,8 @@ final class SystemdExtensionRun: ExtensionRun {
     }
 
     deinit {
-        close(descriptor)
-        close(noErrors)
+        SystemCall.close(descriptor)
+        SystemCall.close(noErrors)
     }
 
     var identity: String { "systemd unit \(unit)\(uid.map { ", uid \($0)" } ?? "")" }
@@ -101,9 +112,9 @@ final class SystemdExtensionRun: ExtensionRun {
 
     /// Closes the connection: the launcher stops the extension, SIGTERM then SIGKILL after its
     /// own grace (2 s), and systemd what is left in the cgroup.
-    func terminate(grace: Duration) { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+    func terminate(grace: Duration) { try? SystemCall.shutdown(descriptor) }
 
-    func killNow() { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+    func killNow() { try? SystemCall.shutdown(descriptor) }
 
     func exit() async -> String {
         "ended (its connection closed; journalctl -u \(unit) says how)"

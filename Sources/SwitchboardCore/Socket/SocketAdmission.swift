@@ -42,11 +42,6 @@ final class SocketAdmission: Sendable {
 
     /// The user at the other end of a Unix socket connection (`SO_PEERCRED`).
     static func peerUser(of descriptor: Int32) -> uid_t {
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: three 32-bit fields (Glibc hides the
-        // struct's name behind _GNU_SOURCE).
-        var credentials = [UInt32](repeating: 0, count: 3)
-        var length = socklen_t(MemoryLayout<UInt32>.size * 3)
-        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return uid_t.max }
-        return uid_t(credentials[1])
+        (try? SystemCall.peerUser(of: descriptor)) ?? uid_t.max
     }
 }

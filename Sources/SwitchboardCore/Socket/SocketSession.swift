@@ -40,7 +40,7 @@ struct SocketSession {
     /// daemon's `socketIdleTimeout` (``IdleDeadline``): then it is shut down and closed.
     func run() async {
         let writer = QueuedLineWriter(descriptor: descriptor, isSocket: true)
-        defer { close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         let clock = ContinuousClock()
         let idle = Locked(IdleDeadline(timeout: daemon.options.socketIdleTimeout, openedAt: clock.now))
         await withTaskGroup(of: Void.self) { group in

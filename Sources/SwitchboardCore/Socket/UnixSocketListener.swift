@@ -20,31 +20,34 @@ public final class UnixSocketListener: Sendable {
     /// - Throws: ``SocketError`` naming the path and the reason.
     public init(path: String, mode: mode_t = 0o660, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { throw SocketError(path: path, reason: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.unixStreamSocket(nonblocking: true)
+        } catch {
+            throw SocketError(path: path, reason: "cannot create a socket: \(error.message)")
+        }
         guard let address = UnixSocketAddress(path: path) else {
-            close(descriptor)
+            SystemCall.close(descriptor)
             throw SocketError(path: path, reason: "is longer than \(UnixSocketAddress.maximumPathLength) bytes; choose a shorter --socket path")
         }
         // A socket file that answers belongs to a running daemon: never take it over. One that
         // does not is left over from a daemon that died, and is replaced.
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        let answered = probe >= 0 && address.withSocketAddress { connect(probe, $0, $1) } == 0
-        if probe >= 0 { close(probe) }
+        let probe = try? SystemCall.unixStreamSocket()
+        let answered = probe.map { (try? SystemCall.connect($0, to: address)) != nil } ?? false
+        if let probe { SystemCall.close(probe) }
         if answered {
-            close(descriptor)
+            SystemCall.close(descriptor)
             throw SocketError(path: path, reason: "is served by another switchboardd; stop it (systemctl stop switchboardd) or choose another --socket")
         }
-        unlink(path)
+        try? SystemCall.unlink(path)
         // Created with `mode` from the start: never, even briefly, with the umask's permissions;
         // and no `chmod` by path after it, which would follow a link put in its place meanwhile.
-        let previousMask = umask(~mode & 0o777)
-        let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
-        umask(previousMask)
-        guard bound == 0, listen(descriptor, 64) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw SocketError(path: path, reason: "cannot listen: \(reason); check that its folder exists and is writable by this user")
+        do {
+            try SystemCall.withUmask(~mode & 0o777) { () throws(Errno) in try SystemCall.bind(descriptor, to: address) }
+            try SystemCall.listen(descriptor, backlog: 64)
+        } catch {
+            SystemCall.close(descriptor)
+            throw SocketError(path: path, reason: "cannot listen: \(error.message); check that its folder exists and is writable by this user")
         }
         self.descriptor = descriptor
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
@@ -52,33 +55,7 @@ public final class UnixSocketListener: Sendable {
         let logged = Locked<ContinuousClock.Instant?>(nil)
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         source.setEventHandler {
-            while true {
-                let client = Descriptors.accept(descriptor)
-                if client >= 0 {
-                    continuation.yield(client)
-                    continue
-                }
-                switch errno {
-                case EINTR, ECONNABORTED:
-                    continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of descriptors: the pending connection stays in the backlog and the
-                    // socket stays readable, so stop watching it for a moment instead of spinning.
-                    let reason = String(cString: strerror(errno))
-                    if logged.withLock({ last in
-                        defer { last = .now }
-                        return last.map { $0.duration(to: .now) > .seconds(10) } ?? true
-                    }) {
-                        log("socket: no file descriptors left (\(reason)); accepting pauses 100 ms at a time until some are free")
-                    }
-                    source.suspend()
-                    let suspended = SourceCancellation(source)
-                    queue.asyncAfter(deadline: .now() + Self.descriptorBackoff) { suspended.resume() }
-                    return
-                default:
-                    return
-                }
-            }
+            Self.acceptPending(descriptor, into: continuation, source: source, queue: queue, logged: logged, log: log)
         }
         source.setCancelHandler { continuation.finish() }
         source.resume()
@@ -86,10 +63,41 @@ public final class UnixSocketListener: Sendable {
         self.connections = stream
     }
 
+    /// Accepts the connections waiting (`accept4`), on the source's queue: goes on after one that
+    /// was aborted before it was accepted, stops when none is left, and pauses (the source
+    /// suspended for ``descriptorBackoff``) when the process is out of descriptors.
+    private static func acceptPending(
+        _ descriptor: Int32, into continuation: AsyncStream<Int32>.Continuation, source: any DispatchSourceRead,
+        queue: DispatchQueue, logged: Locked<ContinuousClock.Instant?>, log: @Sendable (String) -> Void
+    ) {
+        while true {
+            do {
+                continuation.yield(try SystemCall.accept(descriptor))
+            } catch .connectionAbort {
+                continue
+            } catch let error where [.tooManyOpenFiles, .tooManyOpenFilesInSystem, .noBufferSpace, .noMemory].contains(error) {
+                // Out of descriptors: the pending connection stays in the backlog and the
+                // socket stays readable, so stop watching it for a moment instead of spinning.
+                if logged.withLock({ last in
+                    defer { last = .now }
+                    return last.map { $0.duration(to: .now) > .seconds(10) } ?? true
+                }) {
+                    log("socket: no file descriptors left (\(error.message)); accepting pauses 100 ms at a time until some are free")
+                }
+                source.suspend()
+                let suspended = SourceCancellation(source)
+                queue.asyncAfter(deadline: .now() + Self.descriptorBackoff) { suspended.resume() }
+                return
+            } catch {
+                return
+            }
+        }
+    }
+
     deinit {
         source.cancel()
-        close(descriptor)
-        unlink(path)
+        SystemCall.close(descriptor)
+        try? SystemCall.unlink(path)
     }
 
     /// Accepted connections; each descriptor is the receiver's to close.

@@ -32,7 +32,7 @@ public final class StateDirectory: Sendable {
         switch Result(catching: { () throws(SystemCallError) in try OpenDirectory(path) }) {
         case .success(let opened):
             directory = opened
-        case .failure(let error) where error.errno == ELOOP || error.errno == ENOTDIR:
+        case .failure(let error) where error.errno == .tooManySymbolicLinkLevels || error.errno == .notDirectory:
             throw StateDirectoryError(path: path, problems: ["state directory \(path) is a symbolic link or not a directory; switchboardd never follows links to its state"], fixes: ["give --state-dir the real directory (readlink -f \(path))"])
         case .failure(let error):
             throw StateDirectoryError(path: path, problems: ["state directory \(path) cannot be opened: \(error)"], fixes: ["make it a directory owned by \(Self.describe(user)): install -d -m 750 -o \(Self.name(user)) \(path)"], unsafe: false)

@@ -69,6 +69,8 @@ public final class StateFile: Sendable {
     /// The state directory, open (nil if it could not be opened: every use says why).
     private let directory: StateDirectory?
     private let openError: SystemCallError?
+    /// Where writes and syncs go.
+    private let storage: any StateFileStorage
 
     static let snapshotName = "state.json"
     static let temporaryName = "state.json.tmp"
@@ -76,18 +78,22 @@ public final class StateFile: Sendable {
 
     /// The state in a checked state directory (``StateDirectory/open(_:user:)``): its files are
     /// reached through the open directory, never through a link.
-    public init(directory: StateDirectory) {
+    /// - Parameter storage: where writes and syncs go (a test's faults; the system's by default).
+    public init(directory: StateDirectory, storage: any StateFileStorage = SystemStateFileStorage()) {
         path = directory.path + "/" + Self.snapshotName
         journalPath = directory.path + "/" + Self.journalName
         self.directory = directory
         openError = nil
+        self.storage = storage
     }
 
     /// The state in a folder of one's own, opened unchecked (a link in place of the folder or a
     /// file is still never followed).
-    public init(directory: String) {
+    /// - Parameter storage: where writes and syncs go (a test's faults; the system's by default).
+    public init(directory: String, storage: any StateFileStorage = SystemStateFileStorage()) {
         path = directory + "/" + Self.snapshotName
         journalPath = directory + "/" + Self.journalName
+        self.storage = storage
         switch Result(catching: { () throws(SystemCallError) in try StateDirectory.unchecked(directory) }) {
         case .success(let opened):
             self.directory = opened
@@ -105,7 +111,7 @@ public final class StateFile: Sendable {
     }
 
     deinit {
-        journal.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
+        journal.withLock { if $0.descriptor >= 0 { SystemCall.close($0.descriptor) } }
     }
 
     /// The saved state: the snapshot with the journal's changes applied; an empty state if there
@@ -186,7 +192,7 @@ public final class StateFile: Sendable {
             if journal.descriptor < 0 {
                 journal.descriptor = try Self.open(Self.journalName, O_WRONLY | O_CREAT | O_APPEND, in: try folder(for: journalPath), path: journalPath, failing: "cannot be opened")
             }
-            try Self.write(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
+            try write(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
             journal.lines += 1
             return false
         }
@@ -202,26 +208,17 @@ public final class StateFile: Sendable {
         let folder = try folder(for: path)
         try journal.withLock { journal in
             let descriptor = try Self.open(Self.temporaryName, O_WRONLY | O_CREAT | O_TRUNC, in: folder, path: temporary, failing: "cannot be created")
-            do {
-                try Self.write(Array(data), to: descriptor, path: temporary)
-            } catch {
-                close(descriptor)
-                throw error
-            }
+            defer { SystemCall.close(descriptor) }
+            try write(Array(data), to: descriptor, path: temporary)
             // On storage before it replaces the old snapshot: a power cut leaves one or the
             // other, never an empty file under the real name (``flush()`` syncs the folder).
-            guard fsync(descriptor) == 0 else {
-                let error = errno
-                close(descriptor)
-                throw StateFileError(path: temporary, reason: "cannot be synced to storage: \(String(cString: strerror(error)))")
-            }
-            close(descriptor)
+            try sync(descriptor, path: temporary)
             if case .failure(let error) = Result(catching: { () throws(SystemCallError) in try folder.rename(Self.temporaryName, to: Self.snapshotName) }) {
-                throw StateFileError(path: path, reason: "cannot be replaced: \(String(cString: strerror(error.errno)))")
+                throw StateFileError(path: path, reason: "cannot be replaced: \(error.errno.message)")
             }
             // The snapshot holds everything the journal said; lines replayed over it after a
             // crash before this truncation only repeat it.
-            if journal.descriptor >= 0 { close(journal.descriptor) }
+            if journal.descriptor >= 0 { SystemCall.close(journal.descriptor) }
             journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o640)) ?? -1
             journal.lines = 0
         }
@@ -230,12 +227,12 @@ public final class StateFile: Sendable {
     /// Puts what was saved on storage: syncs the journal, the snapshot and their folder.
     public func flush() {
         journal.withLock { journal in
-            if journal.descriptor >= 0 { fsync(journal.descriptor) }
+            if journal.descriptor >= 0 { try? storage.sync(journal.descriptor) }
         }
         guard let folder = try? folder(for: path) else { return }
         if let file = try? folder.openFile(Self.snapshotName, O_RDONLY) {
-            fsync(file)
-            close(file)
+            try? storage.sync(file)
+            SystemCall.close(file)
         }
         folder.sync()
     }
@@ -246,14 +243,24 @@ public final class StateFile: Sendable {
         case .success(let descriptor):
             return descriptor
         case .failure(let error):
-            let link = error.errno == ELOOP ? " (it is a symbolic link, never followed: remove it)" : ""
-            throw StateFileError(path: path, reason: "\(failing): \(String(cString: strerror(error.errno)))\(link)")
+            let link = error.errno == .tooManySymbolicLinkLevels ? " (it is a symbolic link, never followed: remove it)" : ""
+            throw StateFileError(path: path, reason: "\(failing): \(error.errno.message)\(link)")
         }
     }
 
-    private static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
-        if let error = writeAll(bytes, to: descriptor) {
-            throw StateFileError(path: path, reason: "cannot be written: \(String(cString: strerror(error)))")
+    private func sync(_ descriptor: Int32, path: String) throws(StateFileError) {
+        do {
+            try storage.sync(descriptor)
+        } catch {
+            throw StateFileError(path: path, reason: "cannot be synced to storage: \(error.message)")
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StateFileError) {
+        do {
+            try storage.write(bytes, to: descriptor)
+        } catch {
+            throw StateFileError(path: path, reason: "cannot be written: \(error.message)")
         }
     }
 }
