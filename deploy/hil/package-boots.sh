@@ -16,6 +16,8 @@
 # (the guest reboots or powers off itself; the VM must not restart), and fails when
 # SHARE/results/PHASE.done is missing (the guest did not finish its checks).
 package_boots_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The check unit (systemd_vm_check_unit).
+source "$package_boots_here/systemd-vm.sh"
 
 # package_previous NEW DIR: the package NEW, its version lowered to V~previous (before the release
 # suffix: 0.1.0+git…+deb13 becomes 0.1.0+git…~previous+deb13), made in DIR; prints its path. It
@@ -46,27 +48,12 @@ package_share() {
     rm -rf "$share"
     mkdir -p "$share/debs" "$share/results"
     cp "$package_boots_here/package-guest.sh" "$share/guest.sh"
+    cp "$package_boots_here/guest-checks.sh" "$share/guest-checks.sh"
     # Readable by apt's unprivileged download user, as a .deb copied into a home folder would be.
     cp "$old" "$share/debs/old.deb" && basename "$old" >"$share/debs/old.name"
     cp "$new" "$share/debs/new.deb" && basename "$new" >"$share/debs/new.name"
     chmod -R a+rX "$share"
-    cat >"$share/switchboard-hil.service" <<'UNIT'
-[Unit]
-Description=Switchboard package lifecycle checks
-After=multi-user.target
-[Service]
-Type=oneshot
-ExecStart=/bin/bash /mnt/switchboard-hil/guest.sh
-StandardOutput=journal+console
-StandardError=journal+console
-TimeoutStartSec=480
-# A crash or a time-out ends the boot at once; the SIGTERM of the reboot or power-off the script
-# asked for, which may reach it before it has exited, is no failure.
-FailureAction=poweroff-force
-SuccessExitStatus=SIGTERM
-[Install]
-WantedBy=multi-user.target
-UNIT
+    systemd_vm_check_unit "Switchboard package lifecycle checks" >"$share/switchboard-hil.service"
 }
 
 # package_boots RELEASE BOOT: the install boot, then (when it finished) the upgrade boot.

@@ -13,40 +13,17 @@
 #       binary; `apt-get remove` stops the unit and removes the programs, keeping configuration
 #       and state; `apt-get purge` removes those; then power-off.
 # The phase comes from the kernel command line (switchboard.phase=RELEASE-install|RELEASE-upgrade).
-# The folder /mnt/switchboard-hil holds this script, debs/old.deb and debs/new.deb, and results/,
-# where results/PHASE.log gets one PASS or FAIL line per check and results/PHASE.done marks a
-# phase that ran to its end. Nothing here depends on the machine's architecture: the gpio-sim chip
-# impersonating the Pi 5 header (label pinctrl-rp1) is found by its label.
+# The folder /mnt/switchboard-hil holds this script, guest-checks.sh (the check helpers),
+# debs/old.deb and debs/new.deb, and results/, where results/PHASE.log gets one PASS or FAIL line
+# per check and results/PHASE.done marks a phase that ran to its end. Nothing here depends on the
+# machine's architecture: the gpio-sim chip impersonating the Pi 5 header (label pinctrl-rp1) is
+# found by its label.
 set -u
-hil=/mnt/switchboard-hil
-results=$hil/results
-phase=$(sed -n 's/.*switchboard\.phase=\([a-z0-9-]*\).*/\1/p' /proc/cmdline)
-log=$results/$phase.log
-exec > >(tee -a "$log") 2>&1
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SYSTEMD_PAGER='' SYSTEMD_COLORS=0
+source /mnt/switchboard-hil/guest-checks.sh
 export DEBIAN_FRONTEND=noninteractive
-
-pass() { echo "PASS: [$phase] $*"; }
-fail() { echo "FAIL: [$phase] $*"; }
-info() { echo "INFO: [$phase] $*"; }
-# check DESCRIPTION WANT GOT
-check() { if [[ $3 == "$2" ]]; then pass "$1 ($3)"; else fail "$1: want \"$2\", got \"$3\""; fi; }
-# until_true SECONDS COMMAND...: runs COMMAND every half second until it succeeds or SECONDS pass.
-until_true() {
-    local deadline=$((SECONDS + $1)); shift
-    until "$@"; do ((SECONDS < deadline)) || return 1; sleep 0.5; done
-}
-prop() { systemctl show -p "$1" --value switchboardd.service; }
 active() { [[ $(systemctl is-active switchboardd.service) == active ]]; }
 present() { [[ -e $1 ]] && echo present || echo absent; }
 as() { local user=$1; shift; runuser -u "$user" -- "$@"; }
-finish() {
-    sync
-    touch "$results/$phase.done"
-    info "$1"
-    systemctl "$1" --no-block
-    exit 0
-}
 # apt_get ARGUMENTS...: apt-get as a user runs it (no answers on stdin), its output indented.
 apt_get() {
     local status

@@ -7,31 +7,7 @@
 # power-off after reboot and final), except a power-cut boot, which the host ends by killing the
 # VM in the middle of a burst of commands.
 set -u
-hil=/mnt/switchboard-hil
-results=$hil/results
-phase=$(sed -n 's/.*switchboard\.phase=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
-log=$results/$phase.log
-exec > >(tee -a "$log") 2>&1
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SYSTEMD_PAGER='' SYSTEMD_COLORS=0
-
-pass() { echo "PASS: [$phase] $*"; }
-fail() { echo "FAIL: [$phase] $*"; }
-info() { echo "INFO: [$phase] $*"; }
-# check DESCRIPTION WANT GOT
-check() { if [[ $3 == "$2" ]]; then pass "$1 ($3)"; else fail "$1: want \"$2\", got \"$3\""; fi; }
-# until SECONDS COMMAND...: runs COMMAND every half second until it succeeds or SECONDS pass.
-until_true() {
-    local deadline=$((SECONDS + $1)); shift
-    until "$@"; do ((SECONDS < deadline)) || return 1; sleep 0.5; done
-}
-prop() { systemctl show -p "$1" --value switchboardd.service; }
-finish() {
-    sync
-    touch "$results/$phase.done"
-    info "$1"
-    systemctl "$1" --no-block
-    exit 0
-}
+source /mnt/switchboard-hil/guest-checks.sh
 
 echo "=== switchboard systemd HIL, boot \"$phase\", $(date -u '+%F %T') UTC, uptime $(cut -d' ' -f1 /proc/uptime)s"
 check "PID 1 is systemd" systemd "$(cat /proc/1/comm)"

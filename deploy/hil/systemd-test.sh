@@ -57,7 +57,8 @@ if [[ $(id -u) != 0 ]]; then
     command -v sudo >/dev/null || { say "must run as root (mounts and chroot into the Debian 13 root)" >&2; exit 1; }
     exec sudo --preserve-env=SWITCHBOARD_PREBUILT,HIL_SYSTEMD_KERNEL,HIL_TIMEOUT,HIL_ACCEL,HIL_KEEP,HIL_POWER_CUTS,SWITCHBOARD_HIL_CACHE,SWITCHBOARD_DEBIAN13_CACHE,SWITCHBOARD_SYSTEMD_ROOT_CACHE,SWITCHBOARD_DEBS_TRIXIE,SWITCHBOARD_DEBS_BOOKWORM,SWITCHBOARD_DEB_DIR,HIL_ONLY,HIL_PACKAGE_RELEASES "$0" "$@"
 fi
-ensure_packages qemu-system-x86 busybox-static e2fsprogs >&2
+ensure_packages qemu-system-x86 busybox-static e2fsprogs cpio >&2
+source deploy/hil/systemd-vm.sh
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mkdir -p "$cache"
 
@@ -113,79 +114,13 @@ for binary in switchboardd switchboard switchboard-extension-launcher home-contr
     cp "$bin/$binary" "$run/share/bin/"
 done
 cp deploy/hil/systemd-guest.sh "$run/share/guest.sh"
+cp deploy/hil/guest-checks.sh "$run/share/guest-checks.sh"
 cp deploy/hil/hostile-extension "$run/share/hostile-extension"
 
-# The test unit: after multi-user.target; the script ends the boot itself (reboot or power-off).
-cat >"$run/share/switchboard-hil.service" <<'UNIT'
-[Unit]
-Description=Switchboard systemd HIL checks
-After=multi-user.target
-[Service]
-Type=oneshot
-ExecStart=/bin/bash /mnt/switchboard-hil/guest.sh
-StandardOutput=journal+console
-StandardError=journal+console
-TimeoutStartSec=480
-# A crash or a time-out ends the boot at once; the SIGTERM of the reboot or power-off the script
-# asked for, which may reach it before it has exited, is no failure.
-FailureAction=poweroff-force
-SuccessExitStatus=SIGTERM
-[Install]
-WantedBy=multi-user.target
-UNIT
+systemd_vm_check_unit "Switchboard systemd HIL checks" >"$run/share/switchboard-hil.service"
 
 # --- the initramfs: overlay root, gpio-sim Pi 5 header, switch_root into systemd --------------
-read -r -d '' init <<'INIT' || true
-#!/bin/busybox sh
-/bin/busybox mkdir -p /proc /sys /dev /bin /sbin /usr/bin /usr/sbin
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-mount -t proc none /proc; mount -t sysfs none /sys; mount -t devtmpfs none /dev
-exec </dev/console >/dev/console 2>&1
-fail() { echo "switchboard-hil: FATAL: $*"; sync; poweroff -f; sleep 10; }
-argument() { for word in $(cat /proc/cmdline); do case $word in "$1"=*) echo "${word#*=}" ;; esac; done; }
-lower=$(argument switchboard.lower) repo=$(argument switchboard.repo)
-p9=trans=virtio,version=9p2000.L,msize=262144
-mkdir -p /host /persist /newroot
-mount -t 9p -o $p9,ro,cache=loose host /host || fail "cannot mount the host root"
-mount -t ext4 /dev/vda /persist || fail "cannot mount the disk /dev/vda"
-mkdir -p /persist/upper /persist/work
-mount -t overlay none -o lowerdir=/host$lower,upperdir=/persist/upper,workdir=/persist/work /newroot ||
-    fail "cannot lay the overlay on /host$lower"
-
-# A Raspberry Pi 5's header as the kernel shows it: gpiochip0, label pinctrl-rp1, 54 lines.
-mount -t configfs none /sys/kernel/config || fail "no configfs"
-c=/sys/kernel/config/gpio-sim/pi5-header
-mkdir $c $c/bank0 || fail "no gpio-sim"
-echo 54 > $c/bank0/num_lines && echo pinctrl-rp1 > $c/bank0/label || fail "gpio-sim bank"
-i=0
-while [ $i -lt 54 ]; do mkdir $c/bank0/line$i && echo GPIO$i > $c/bank0/line$i/name; i=$((i + 1)); done
-echo 1 > $c/live || fail "gpio-sim live"
-echo "switchboard-hil: $(cat $c/bank0/chip_name) [pinctrl-rp1] (54 lines) on $(cat $c/dev_name)"
-umount /sys/kernel/config
-
-# The test material (read-write: results come back through it) and the repository (read-only).
-mkdir -p /newroot/mnt/switchboard-hil /newroot/mnt/switchboard
-mount -t 9p -o $p9 hil /newroot/mnt/switchboard-hil || fail "cannot mount the test folder"
-mount --bind /host$repo /newroot/mnt/switchboard || fail "cannot mount the repository"
-cp /newroot/mnt/switchboard-hil/switchboard-hil.service /newroot/etc/systemd/system/
-mkdir -p /newroot/etc/systemd/system/multi-user.target.wants
-ln -sf ../switchboard-hil.service /newroot/etc/systemd/system/multi-user.target.wants/switchboard-hil.service
-
-mount --move /dev /newroot/dev
-umount /sys /proc
-exec switch_root /newroot /sbin/init
-INIT
-key=$( { printf '%s' "$init"; sha256sum /bin/busybox; } | sha256sum | cut -c1-16)
-initramfs=$cache/initramfs-systemd-$key.cpio.gz
-if [[ ! -f $initramfs ]]; then
-    stage=$(mktemp -d)
-    mkdir -p "$stage/bin"
-    cp /bin/busybox "$stage/bin/busybox"
-    printf '%s\n' "$init" >"$stage/init" && chmod 755 "$stage/init"
-    (cd "$stage" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$initramfs.tmp"
-    mv "$initramfs.tmp" "$initramfs" && rm -rf "$stage"
-fi
+initramfs=$(systemd_vm_initramfs /bin/busybox systemd)
 
 # --- the persistent disk: holds the overlay's upper layer across the reboot ---------------------
 truncate -s 2G "$run/disk.img"
@@ -208,10 +143,10 @@ esac
 # start_vm PHASE: one run of the VM, in the background ($qemu), its guest results followed. The
 # root, the test folder and the disk are $vm_root, $vm_share and $vm_disk (the package boots set
 # their own).
-vm_root=$root vm_share=$run/share vm_disk=$run/disk.img
+vm_root=$root vm_share=$run/share vm_disk=$run/disk.img boot_timeout=${HIL_TIMEOUT:-600}
 start_vm() {
     local phase=$1
-    timeout -k 5 "${HIL_TIMEOUT:-600}" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2G \
+    timeout -k 5 "$boot_timeout" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2G \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$kernel" -initrd "$initramfs" \
         -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.lower=$vm_root switchboard.repo=$repo switchboard.phase=$phase" \
@@ -226,24 +161,7 @@ start_vm() {
 }
 
 # boot PHASE: one run of the VM; the guest ends it by rebooting or powering off (-no-reboot).
-boot() {
-    local phase=$1 boot_started status
-    boot_started=$(date +%s)
-    say "boot $phase"
-    set +e
-    start_vm "$phase"
-    wait "$qemu"; status=$?
-    qemu=
-    wait "$follower" 2>/dev/null
-    set -e
-    say "boot $phase: $(($(date +%s) - boot_started))s (qemu exit $status, $accel)"
-    if [[ ! -f $vm_share/results/$phase.done ]]; then
-        echo "FAIL: boot $phase did not finish its checks$( ((status == 124 || status == 137)) && echo " (time limit ${HIL_TIMEOUT:-600}s)"); console tail:"
-        tail -40 "$run/console-$phase.log" | sed 's/^/    /'
-        cat "$run/qemu-$phase.log"
-        return 1
-    fi
-}
+boot() { systemd_vm_boot "$1"; }
 
 
 # Kills qemu itself (not the `timeout` in front of it) at once, as a power cut would.
