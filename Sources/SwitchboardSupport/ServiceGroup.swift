@@ -5,7 +5,8 @@
 /// - ``triggerGracefulShutdown()`` (or the graceful shutdown of the group that runs this one: a
 ///   group is itself a ``Service``);
 /// - a service returns or throws: a service ends the group on purpose by returning (the daemon's
-///   request loop returns on SIGTERM); one that throws has failed.
+///   request loop returns on SIGTERM), unless its entry says its return leaves the others running
+///   (``Entry/returnStopsGroup``); one that throws has failed, and always stops the group.
 ///
 /// The group then shuts the services still running down one at a time, the last started first:
 /// it asks each for a graceful shutdown (or cancels it, for ``Entry/Stop/cancellation``) and waits
@@ -30,16 +31,23 @@ public final class ServiceGroup: Service {
         public var name: String
         public var service: any Service
         public var stop: Stop
+        /// Whether the service's returning (without an error) stops the group: true for a service
+        /// whose end is the group's end; false for one that may end early and leave the others
+        /// running (a loop over a subscription that ends).
+        public var returnStopsGroup: Bool
 
-        public init(_ name: String, _ service: any Service, stop: Stop = .graceful(timeout: nil)) {
+        public init(_ name: String, _ service: any Service, stop: Stop = .graceful(timeout: nil), returnStopsGroup: Bool = true) {
             self.name = name
             self.service = service
             self.stop = stop
+            self.returnStopsGroup = returnStopsGroup
         }
 
         /// A service whose `run()` is `body`.
-        public init(_ name: String, stop: Stop = .graceful(timeout: nil), run body: @escaping @Sendable () async throws -> Void) {
-            self.init(name, ClosureService(body: body), stop: stop)
+        public init(
+            _ name: String, stop: Stop = .graceful(timeout: nil), returnStopsGroup: Bool = true, run body: @escaping @Sendable () async throws -> Void
+        ) {
+            self.init(name, ClosureService(body: body), stop: stop, returnStopsGroup: returnStopsGroup)
         }
     }
 
@@ -57,8 +65,7 @@ public final class ServiceGroup: Service {
     /// - Parameters:
     ///   - entries: the services in the order they start (each after those it depends on).
     ///   - clock: the clock shutdown timeouts run on.
-    ///   - report: told, in a sentence, of a service that ended the group or was cancelled after
-    ///     its timeout (for the log).
+    ///   - report: told, in a sentence, of a service cancelled after its timeout (for the log).
     public init(_ entries: [Entry], clock: some Clock<Duration> = ContinuousClock(), report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.entries = entries
         self.clock = AnyClock(clock)
@@ -115,10 +122,11 @@ public final class ServiceGroup: Service {
                 if error is CancellationError, ending.cancelled || Task.isCancelled { return }
                 if failure == nil { failure = ServiceGroupError(code: .serviceFailed, service: entries[index].name, underlying: error) }
             }
-            // Running: until the shutdown is asked for or a service ends.
-            if !entries.isEmpty, let event = await group.next(), case .ended(let index, let ending) = event {
+            // Running: until the shutdown is asked for or a service ends the group.
+            running: while let event = await group.next(), case .ended(let index, let ending) = event {
                 record(index, ending)
-                report(ending.error.map { "\(entries[index].name) failed: \($0); stopping the rest" } ?? "\(entries[index].name) ended; stopping the rest")
+                if ending.error == nil, !entries[index].returnStopsGroup { continue running }
+                break running
             }
             // Shutting down: the last started first, each once the one after it has returned.
             for index in entries.indices.reversed() where running[index] {

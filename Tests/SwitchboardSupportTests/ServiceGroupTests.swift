@@ -128,6 +128,30 @@ struct ServiceGroupTests {
         #expect(journal.value == ["first started", "first asked", "first returned"])
     }
 
+    @Test func aServiceWhoseReturnIsAllowedLeavesTheOthersRunning() async throws {
+        let journal = Probe<[String]>([])
+        let first = Recorder(name: "first", journal: journal)
+        let end = Doorbell()
+        let group = ServiceGroup([
+            ServiceGroup.Entry("first", first),
+            ServiceGroup.Entry("subscription", returnStopsGroup: false) {
+                _ = await end.wait()
+                journal.update { $0.append("subscription ended") }
+            },
+        ])
+        await Self.running(group) { task in
+            #expect(await journal.wait { $0.count == 1 } != nil)
+            end.ring()
+            #expect(await journal.wait { $0.contains("subscription ended") } != nil)
+            try? await Task.sleep(for: .milliseconds(50))
+            #expect(!journal.value.contains("first asked"), "the others run on")
+            first.release.ring()
+            group.triggerGracefulShutdown()
+            #expect(await task.result.isSuccess)
+        }
+        #expect(journal.value == ["first started", "subscription ended", "first asked", "first returned"])
+    }
+
     @Test func aServiceStoppedByCancellationIsCancelledAtItsTurn() async throws {
         let journal = Probe<[String]>([])
         let first = Recorder(name: "first", journal: journal)
