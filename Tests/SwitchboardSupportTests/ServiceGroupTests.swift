@@ -38,6 +38,14 @@ struct ServiceGroupTests {
         _ = await task.result
     }
 
+    /// Lets `recorders` return once asked, asks `group` to shut down, and says whether it
+    /// returned without an error.
+    static func shutDown(_ group: ServiceGroup, _ task: Task<Void, any Error>, releasing recorders: Recorder...) async -> Bool {
+        for recorder in recorders { recorder.release.ring() }
+        group.triggerGracefulShutdown()
+        return await task.result.isSuccess
+    }
+
     @Test func shutsDownInReverseOrderEachOnceTheNextHasReturned() async throws {
         let journal = Probe<[String]>([])
         let services = ["storage", "network", "requests"].map { Recorder(name: $0, journal: journal) }
@@ -145,9 +153,7 @@ struct ServiceGroupTests {
             #expect(await journal.wait { $0.contains("subscription ended") } != nil)
             try? await Task.sleep(for: .milliseconds(50))
             #expect(!journal.value.contains("first asked"), "the others run on")
-            first.release.ring()
-            group.triggerGracefulShutdown()
-            #expect(await task.result.isSuccess)
+            #expect(await Self.shutDown(group, task, releasing: first))
         }
         #expect(journal.value == ["first started", "subscription ended", "first asked", "first returned"])
     }
@@ -162,9 +168,7 @@ struct ServiceGroupTests {
         let group = ServiceGroup([ServiceGroup.Entry("first", first), loop])
         await Self.running(group) { task in
             #expect(await journal.wait { $0.count == 1 } != nil)
-            first.release.ring()
-            group.triggerGracefulShutdown()
-            #expect(await task.result.isSuccess)
+            #expect(await Self.shutDown(group, task, releasing: first))
         }
         #expect(journal.value == ["first started", "loop cancelled", "first asked", "first returned"])
     }
@@ -185,13 +189,10 @@ struct ServiceGroupTests {
     @Test func aGroupInAGroupShutsDownWithIt() async throws {
         let journal = Probe<[String]>([])
         let outer = Recorder(name: "outer", journal: journal), inner = Recorder(name: "inner", journal: journal)
-        outer.release.ring()
-        inner.release.ring()
         let group = ServiceGroup([ServiceGroup.Entry("outer", outer), ServiceGroup.Entry("node", ServiceGroup([ServiceGroup.Entry("inner", inner)]))])
         await Self.running(group) { task in
             #expect(await journal.wait { $0.count == 2 } != nil)
-            group.triggerGracefulShutdown()
-            #expect(await task.result.isSuccess)
+            #expect(await Self.shutDown(group, task, releasing: outer, inner))
         }
         #expect(journal.value.dropFirst(2) == ["inner asked", "inner returned", "outer asked", "outer returned"])
     }
