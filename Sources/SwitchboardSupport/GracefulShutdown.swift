@@ -56,7 +56,7 @@ final class GracefulShutdownSignal: Sendable {
 /// Runs `operation`; if the service's group asks for a graceful shutdown meanwhile (or had asked
 /// already), calls `handler` once, from the thread that asked: it should make `operation` finish
 /// (stop a listener, finish a stream). Outside a ``ServiceGroup`` it only runs `operation`.
-public func withGracefulShutdownHandler<T>(
+public func withGracefulShutdownHandler<T: Sendable>(
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> T,
     onGracefulShutdown handler: @escaping @Sendable () -> Void
