@@ -10,19 +10,17 @@ public final class CoalescedAction: Sendable {
     public let window: Duration
     private let action: @Sendable () -> Void
     private let clock: AnyClock
-    private let notes: AsyncStream<Void>
-    private let noted: AsyncStream<Void>.Continuation
+    /// One pending note at most: notes while a window runs collapse into one more run.
+    private let notes = Doorbell()
 
     public init(window: Duration = .seconds(1), clock: some Clock<Duration> = ContinuousClock(), action: @escaping @Sendable () -> Void) {
         self.window = window
         self.action = action
         self.clock = AnyClock(clock)
-        // One pending note at most: notes while a window runs collapse into one more run.
-        (notes, noted) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Something happened that the action should follow.
-    public func note() { noted.yield() }
+    public func note() { notes.ring() }
 
     /// Runs the action after each window with notes, until cancelled; then once more if a note
     /// is pending.
@@ -37,3 +35,7 @@ public final class CoalescedAction: Sendable {
         if pending { action() }
     }
 }
+
+/// Stops when cancelled, running once more if a note is pending: a group stops it with
+/// ``ServiceGroup/Entry/Stop/cancellation``.
+extension CoalescedAction: Service {}

@@ -107,8 +107,8 @@ final class FleetClient: Sendable {
     func follow(quiet: Duration = .milliseconds(100), _ draw: @escaping @Sendable ([FleetNode]) -> Void) async throws(FleetError) -> Never {
         let (picture, _) = try await gather(quiet: Self.gatherQuiet, limit: Self.gatherLimit)
         draw(picture.nodes)
-        let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        picture.onChange { changed.yield() }
+        let changes = Doorbell()
+        picture.onChange { changes.ring() }
         let events = connection.events
         let broker = broker
         Task {

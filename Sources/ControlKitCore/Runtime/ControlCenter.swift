@@ -407,3 +407,6 @@ public actor ControlCenter {
         }
     }
 }
+
+/// Stops when cancelled: a group stops it with ``ServiceGroup/Entry/Stop/cancellation``.
+extension ControlCenter: Service {}

@@ -130,3 +130,6 @@ public final class ActionButtonService: Sendable {
         try? await clock.sleep(for: settings.gpio.debounce * 2)
     }
 }
+
+/// Stops when cancelled: a group stops it with ``ServiceGroup/Entry/Stop/cancellation``.
+extension ActionButtonService: Service {}

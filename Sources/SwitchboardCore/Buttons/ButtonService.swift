@@ -83,3 +83,6 @@ public final class ButtonService: Sendable {
         }
     }
 }
+
+/// Stops when cancelled: a group stops it with ``ServiceGroup/Entry/Stop/cancellation``.
+extension ButtonService: Service {}

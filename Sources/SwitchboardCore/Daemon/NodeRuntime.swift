@@ -25,8 +25,8 @@ public final class NodeRuntime: Sendable {
     let speech = SpeechAnnouncer()
     /// The clock timers run on: countdowns, pulses, LED blinks.
     let clock: AnyClock
-    private let stop: AsyncStream<Void>.Continuation
-    private let stopped: AsyncStream<Void>
+    /// Whether ``stopServices()`` was called, and the group ``runServices()`` runs, to stop.
+    private let stopping = Locked<(requested: Bool, services: ServiceGroup?)>((false, nil))
     /// Finished when ``runServices()`` has returned: nothing of this configuration runs any more.
     private let ended: AsyncStream<Void>
     private let end: AsyncStream<Void>.Continuation
@@ -68,7 +68,6 @@ public final class NodeRuntime: Sendable {
                 pushButtons[button.id] = try ButtonService(settings: button, chip: chip, center: center, clock: clock)
             }
             self.buttons = pushButtons
-            (stopped, stop) = AsyncStream<Void>.makeStream()
             (ended, end) = AsyncStream<Void>.makeStream()
 
             // A countdown resumes only for an output that came back on (restore "last" or "on").
@@ -185,7 +184,12 @@ public final class NodeRuntime: Sendable {
         for kind in kinds(boundTo: device) { center.push(kind: kind) }
     }
 
-    /// Runs the center, the input watcher, the auto-off schedule and the watchdog until ``stopServices()``.
+    /// Runs the node's services until ``stopServices()``, as a ``ServiceGroup`` in the order they
+    /// depend on each other: the control center, the state file's flusher, the input watcher, the
+    /// MQTT bridge, the auto-off schedule, the buttons with their announcers. A stop cancels them
+    /// the other way round, each once the one after it has returned: nothing switches a device or
+    /// publishes after the bridge has said `offline`, and the flusher writes last. One that ends
+    /// by itself (a button whose line went away) leaves the others running.
     public func runServices() async {
         let center = self.center, hub = self.hub, log = self.log, autoOff = self.autoOff
         let valueChanges = hub.valueChanges.observe { [weak self] device in self?.deviceChanged(device) }
@@ -193,59 +197,69 @@ public final class NodeRuntime: Sendable {
             valueChanges.end()
             end.finish()
         }
-        await withDiscardingTaskGroup { group in
-            group.addTask { await center.run() }
-            if let flusher = hub.flusher { group.addTask { await flusher.run() } }
-            // Each debounced change of an input reaches valueChanges, and so its controls.
-            if let inputs = hub.inputWatcher { group.addTask { await inputs.run() } }
-            if let bridge { group.addTask { await bridge.run() } }
-            for button in self.actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
-                let announcements = button.announcements.subscribe()
-                let (blinks, blink) = AsyncStream<ActionButtonAnnouncement.Phase>.makeStream(bufferingPolicy: .bufferingNewest(4))
-                group.addTask { await button.run() }
-                group.addTask {
-                    for await announcement in announcements {
-                        self.announce(announcement, from: button.settings)
-                        blink.yield(announcement.phase)
+        var services = [ServiceGroup.Entry("control center", center, stop: .cancellation, returnStopsGroup: false)]
+        if let flusher = hub.flusher { services.append(ServiceGroup.Entry("state file flusher", flusher, stop: .cancellation, returnStopsGroup: false)) }
+        // Each debounced change of an input reaches valueChanges, and so its controls.
+        if let inputs = hub.inputWatcher { services.append(ServiceGroup.Entry("input watcher", inputs, stop: .cancellation, returnStopsGroup: false)) }
+        if let bridge { services.append(ServiceGroup.Entry("MQTT bridge", bridge, stop: .cancellation, returnStopsGroup: false)) }
+        services.append(ServiceGroup.Entry("auto-off", stop: .cancellation, returnStopsGroup: false) {
+            await autoOff.run(
+                switchOff: { id in
+                    do {
+                        try await hub.set(id, to: false)
+                        try hub.updatePersisted { $0.autoOff[id] = nil }
+                        log(.info, "auto-off: \(id) switched off")
+                    } catch {
+                        log(.error, "auto-off: \(id) could not be switched off: \(error)")
                     }
-                    blink.finish()
+                },
+                refresh: { [self] ids in
+                    for kind in Set(ids.flatMap { self.kinds(boundTo: $0) }) { center.push(kind: kind) }
                 }
-                if let led = button.settings.announce.lazy.compactMap({ announcer -> String? in
-                    if case .led(let id) = announcer { return id }
-                    return nil
-                }).first {
-                    group.addTask { await self.blink(led, blinks) }
+            )
+        })
+        for button in actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
+            let announcements = button.announcements.subscribe()
+            let (blinks, blink) = AsyncStream<ActionButtonAnnouncement.Phase>.makeStream(bufferingPolicy: .bufferingNewest(4))
+            if let led = button.settings.announce.lazy.compactMap({ announcer -> String? in
+                if case .led(let id) = announcer { return id }
+                return nil
+            }).first {
+                services.append(ServiceGroup.Entry("action button \(button.settings.id) LED", stop: .cancellation, returnStopsGroup: false) { await self.blink(led, blinks) })
+            }
+            services.append(ServiceGroup.Entry("action button \(button.settings.id) announcer", stop: .cancellation, returnStopsGroup: false) {
+                for await announcement in announcements {
+                    self.announce(announcement, from: button.settings)
+                    blink.yield(announcement.phase)
                 }
-            }
-            for button in self.buttons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
-                let clicks = button.clicks.subscribe()
-                group.addTask { await button.run() }
-                group.addTask {
-                    for await (click, outcome) in clicks {
-                        log(.info, "button \(button.settings.id): \(click)\(outcome.map { ": \($0)" } ?? "")")
-                        self.bridge?.publishClick(click, outcome: outcome, from: button.settings.id)
-                    }
-                }
-            }
-            group.addTask {
-                await autoOff.run(
-                    switchOff: { id in
-                        do {
-                            try await hub.set(id, to: false)
-                            try hub.updatePersisted { $0.autoOff[id] = nil }
-                            log(.info, "auto-off: \(id) switched off")
-                        } catch {
-                            log(.error, "auto-off: \(id) could not be switched off: \(error)")
-                        }
-                    },
-                    refresh: { [self] ids in
-                        for kind in Set(ids.flatMap { self.kinds(boundTo: $0) }) { center.push(kind: kind) }
-                    }
-                )
-            }
-            for await _ in stopped { break }
-            group.cancelAll()
+                blink.finish()
+            })
+            services.append(ServiceGroup.Entry("action button \(button.settings.id)", button, stop: .cancellation, returnStopsGroup: false))
         }
+        for button in buttons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
+            let clicks = button.clicks.subscribe()
+            services.append(ServiceGroup.Entry("button \(button.settings.id) clicks", stop: .cancellation, returnStopsGroup: false) {
+                for await (click, outcome) in clicks {
+                    log(.info, "button \(button.settings.id): \(click)\(outcome.map { ": \($0)" } ?? "")")
+                    self.bridge?.publishClick(click, outcome: outcome, from: button.settings.id)
+                }
+            })
+            services.append(ServiceGroup.Entry("button \(button.settings.id)", button, stop: .cancellation, returnStopsGroup: false))
+        }
+        let group = ServiceGroup(services, report: { line in log(.warning, line) })
+        let requested = stopping.withLock { stopping -> Bool in
+            stopping.services = group
+            return stopping.requested
+        }
+        if requested { group.triggerGracefulShutdown() }
+        do {
+            try await group.run()
+        } catch is CancellationError {
+        } catch {
+            log(.error, "the node's services stopped: \(error)")
+        }
+        // Its services hold this runtime: the group goes with them.
+        stopping.withLock { $0.services = nil }
     }
 
     /// Tells the announcers a button has something to say: the log, MQTT, speech.
@@ -284,8 +298,13 @@ public final class NodeRuntime: Sendable {
         return hub.shutdown(handingOverTo: next)
     }
 
-    /// Ends ``runServices()``.
-    public func stopServices() { stop.finish() }
+    /// Ends ``runServices()`` (before it runs, too): its services stop, the last started first.
+    public func stopServices() {
+        stopping.withLock { stopping in
+            stopping.requested = true
+            return stopping.services
+        }?.triggerGracefulShutdown()
+    }
 
     /// Returns once ``runServices()`` has returned (after ``stopServices()``): no task of this
     /// configuration uses its devices, lines or connection any more. Only one caller may wait.

@@ -48,9 +48,8 @@ public final class SwitchboardDaemon: Sendable {
     private let chips = Locked<OpenChips>(OpenChips())
     /// The control extensions devices.json lists.
     let extensions: ExtensionHosts
-    /// One element each time an extension has listed its controls.
-    private let listings: AsyncStream<Void>
-    private let listing: AsyncStream<Void>.Continuation
+    /// Rung each time an extension has listed its controls.
+    private let listings = Doorbell()
 
     /// Who waits for a reload's outcome (`switchboard apply`).
     typealias ReloadCaller = CheckedContinuation<ReloadOutcome, Never>
@@ -58,8 +57,7 @@ public final class SwitchboardDaemon: Sendable {
     /// applies is at most one reload pending behind the one running.
     private let reloadRequests = Locked(ReloadRequests<ReloadCaller>())
     /// Rung after each request: the serving loop takes what is pending.
-    private let doorbell: AsyncStream<Void>
-    private let ring: AsyncStream<Void>.Continuation
+    private let doorbell = Doorbell()
 
     /// The daemon, for closures made before it exists.
     private struct Weak: Sendable { weak var daemon: SwitchboardDaemon? }
@@ -76,9 +74,7 @@ public final class SwitchboardDaemon: Sendable {
         self.log = log
         self.swiftControls = swiftControls
         (generations, nextGeneration) = AsyncStream<NodeRuntime>.makeStream()
-        (listings, listing) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let me = Locked(Weak()), listing = self.listing
+        let me = Locked(Weak()), listings = self.listings
         extensions = ExtensionHosts { settings in
             ExtensionHost(
                 settings: settings,
@@ -89,7 +85,7 @@ public final class SwitchboardDaemon: Sendable {
                     guard let center = me.withLock({ $0.daemon })?.runtime?.center else { return }
                     kinds.forEach { center.push(kind: $0) }
                 },
-                listed: { listing.yield() }
+                listed: { listings.ring() }
             )
         }
         me.withLock { $0.daemon = self }
@@ -103,15 +99,32 @@ public final class SwitchboardDaemon: Sendable {
         self.init(options: options, log: log, swiftControls: Bundle().controlDefinitions, devices: devices)
     }
 
-    /// Runs until SIGTERM or SIGINT; returns the process's exit status.
+    /// Runs until SIGTERM or SIGINT; returns the process's exit status: 0 after such a stop, 1
+    /// when the node could not start or a part of the daemon failed (the rest was then stopped).
+    ///
+    /// The daemon is a ``ServiceGroup``: the control extensions first (devices.json is read with
+    /// their controls known), then the node, itself a group (``serveNode()``). A stop shuts them
+    /// down the other way round, each once the one after it has returned.
     public func run() async -> Int32 {
-        await withDiscardingTaskGroup(returning: Int32.self) { group in
-            group.addTask { await self.extensions.run() }
-            let status = await serveNode()
-            extensions.stopAll()
-            return status
+        let daemon = ServiceGroup([
+            ServiceGroup.Entry("control extensions", extensions),
+            ServiceGroup.Entry("node") { try await self.serveNode() },
+        ], report: { [log] line in log(.warning, line) })
+        do {
+            try await daemon.run()
+            return 0
+        } catch {
+            var cause: any Error = error
+            while let failure = cause as? ServiceGroupError { cause = failure.underlying }
+            // A stop the daemon decided on was said in the log when it was decided.
+            if !(cause is DaemonStop) { log(.error, "switchboardd stopping: \(error)") }
+            return 1
         }
     }
+
+    /// The daemon stops with a failure it has logged already: the node did not start, or neither
+    /// the new nor the previous configuration could start.
+    struct DaemonStop: Error {}
 
     /// Loads devices.json: first leniently, to start the control extensions it lists, then with
     /// their controls known.
@@ -124,8 +137,14 @@ public final class SwitchboardDaemon: Sendable {
         )
     }
 
-    /// The daemon's life once its extensions can run.
-    private func serveNode() async -> Int32 {
+    /// The node, once its extensions can run: starts it, then serves it as a ``ServiceGroup`` of,
+    /// in order, its configurations (``runConfigurations()``), the extensions' late listings, the
+    /// socket, the systemd watchdog and the loop that takes signals and reloads
+    /// (``serveRequests(_:stateFile:)``). SIGTERM or SIGINT ends that loop, and so the group, the
+    /// last started first: no reload runs after the socket has closed, and the configuration,
+    /// stopped last, saves its state once nothing can change it any more.
+    /// - Throws: ``DaemonStop`` when the node could not start or could not go on.
+    private func serveNode() async throws {
         // A client or a pipe that goes away while being written to is an error to handle
         // (EPIPE), never a signal that ends the daemon.
         signal(SIGPIPE, SIG_IGN)
@@ -150,85 +169,116 @@ public final class SwitchboardDaemon: Sendable {
         } catch {
             log(.error, String(describing: error))
             log(.error, "switchboardd did not start; nothing was changed")
-            return 1
+            throw DaemonStop()
         }
         setCurrent(runtime)
         let outputs = runtime.hub.outputValues().map { "\($0.id)=\($0.value ? "on" : "off")" }.joined(separator: " ")
         log(.info, "switchboardd ready: node \(runtime.configuration.node), \(runtime.configuration.controls.count) controls, \(await runtime.center.placements.count) placed, socket \(options.socketPath)\(options.simulate ? ", simulated GPIO" : ", GPIO through \(LibgpiodChip.libraryVersion)")\(outputs.isEmpty ? "" : "; outputs \(outputs)")")
         notifier.notify("READY=1\nSTATUS=Serving \(runtime.configuration.node)")
 
-        var exitStatus: Int32 = 0
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.serve(listener) }
-            group.addTask { await self.runGenerations() }
-            // An extension that listed its controls after the node started (or again after a
-            // restart): its controls join the serving configuration, and their placements are placed.
-            group.addTask {
-                for await _ in self.listings {
-                    guard let runtime = self.runtime else { continue }
-                    await runtime.addControls(self.extensionDefinitions(for: runtime.configuration))
-                }
-            }
-            if let interval = SystemdNotifier.watchdogInterval() {
-                group.addTask {
-                    while (try? await Task.sleep(for: interval / 2)) != nil { self.notifier.notify("WATCHDOG=1") }
-                }
-            }
-            // Signals and `switchboard apply` are taken one at a time: two reloads never overlap,
-            // and a storm of them is one reload pending behind the running one.
-            group.addTask {
-                for await signal in signals {
-                    if signal == SIGHUP {
-                        _ = self.reloadRequests.withLock { $0.reload(answering: nil) }
-                    } else {
-                        let first = self.reloadRequests.withLock { requests -> Bool in
-                            defer { requests.stop() }
-                            return !requests.stopping
-                        }
-                        if first { self.log(.info, "switchboardd stopping (signal \(signal))") }
-                    }
-                    self.ring.yield()
-                }
-            }
-            serving: for await _ in doorbell {
-                while let step = reloadRequests.withLock({ $0.next() }) {
-                    switch step {
-                    case .stop(let callers):
-                        notifier.notify("STOPPING=1")
-                        for caller in callers { caller.resume(returning: .kept("switchboardd is stopping")) }
-                        break serving
-                    case .reload(let callers):
-                        let outcome = await reload(stateFile: stateFile)
-                        for caller in callers { caller.resume(returning: outcome) }
-                        if case .fatal = outcome {
-                            // Neither configuration runs: better a restart (systemd's
-                            // Restart=on-failure) than a daemon that answers with nothing behind it.
-                            log(.error, "switchboardd stopping: neither the new nor the previous configuration could start")
-                            notifier.notify("STOPPING=1")
-                            exitStatus = 1
-                            reloadRequests.withLock { $0.stop() }
-                            if case .stop(let waiting) = reloadRequests.withLock({ $0.next() }) {
-                                for caller in waiting { caller.resume(returning: .kept("switchboardd is stopping")) }
-                            }
-                            break serving
-                        }
-                    }
-                }
-            }
-            listener.stop()
+        var services = [
+            ServiceGroup.Entry("configurations") { await self.runConfigurations() },
+            ServiceGroup.Entry("extension listings") { await self.addListedControls() },
+            ServiceGroup.Entry("socket") {
+                await withGracefulShutdownHandler { await self.serve(listener) } onGracefulShutdown: { listener.stop() }
+            },
+        ]
+        if let interval = SystemdNotifier.watchdogInterval() {
+            services.append(ServiceGroup.Entry("watchdog", stop: .cancellation) {
+                while (try? await Task.sleep(for: interval / 2)) != nil { self.notifier.notify("WATCHDOG=1") }
+            })
+        }
+        services.append(ServiceGroup.Entry("requests") { try await self.serveRequests(signals, stateFile: stateFile) })
+        defer {
+            log(.info, "switchboardd stopped")
+            withExtendedLifetime(lock) {}
+        }
+        try await ServiceGroup(services, report: { [log] line in log(.warning, line) }).run()
+    }
+
+    /// Runs each configuration in turn (``runGenerations()``) until the graceful shutdown; then
+    /// saves the last one's state and releases its lines.
+    private func runConfigurations() async {
+        await withGracefulShutdownHandler {
+            await runGenerations()
+        } onGracefulShutdown: { [self] in
             nextGeneration.finish()
-            listing.finish()
-            ring.finish()
             current.withLock { $0 }?.stopServices()
-            group.cancelAll()
         }
         if let runtime = current.withLock({ $0 }) {
             try? await runtime.persistRuntimeState()
             runtime.shutdown()
         }
-        log(.info, "switchboardd stopped")
-        withExtendedLifetime(lock) {}
-        return exitStatus
+    }
+
+    /// An extension that listed its controls after the node started (or again after a restart):
+    /// its controls join the serving configuration, and their placements are placed.
+    private func addListedControls() async {
+        await withGracefulShutdownHandler {
+            for await _ in listings {
+                guard let runtime = self.runtime else { continue }
+                await runtime.addControls(extensionDefinitions(for: runtime.configuration))
+            }
+        } onGracefulShutdown: { [listings] in
+            listings.finish()
+        }
+    }
+
+    /// Takes signals and `switchboard apply` one at a time: two reloads never overlap, and a storm
+    /// of them is one reload pending behind the running one. Returns on SIGTERM or SIGINT, or on
+    /// the group's graceful shutdown, having told the callers still waiting that it stops.
+    /// - Throws: ``DaemonStop`` when neither the new nor the previous configuration could start.
+    private func serveRequests(_ signals: UnixSignals, stateFile: StateFile) async throws {
+        var fatal = false
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await signal in signals {
+                        if signal == SIGHUP {
+                            _ = self.reloadRequests.withLock { $0.reload(answering: nil) }
+                        } else {
+                            let first = self.reloadRequests.withLock { requests -> Bool in
+                                defer { requests.stop() }
+                                return !requests.stopping
+                            }
+                            if first { self.log(.info, "switchboardd stopping (signal \(signal))") }
+                        }
+                        self.doorbell.ring()
+                    }
+                }
+                serving: for await _ in doorbell {
+                    while let step = reloadRequests.withLock({ $0.next() }) {
+                        switch step {
+                        case .stop(let callers):
+                            notifier.notify("STOPPING=1")
+                            for caller in callers { caller.resume(returning: .kept("switchboardd is stopping")) }
+                            break serving
+                        case .reload(let callers):
+                            let outcome = await reload(stateFile: stateFile)
+                            for caller in callers { caller.resume(returning: outcome) }
+                            if case .fatal = outcome {
+                                // Neither configuration runs: better a restart (systemd's
+                                // Restart=on-failure) than a daemon that answers with nothing behind it.
+                                log(.error, "switchboardd stopping: neither the new nor the previous configuration could start")
+                                notifier.notify("STOPPING=1")
+                                fatal = true
+                                reloadRequests.withLock { $0.stop() }
+                                if case .stop(let waiting) = reloadRequests.withLock({ $0.next() }) {
+                                    for caller in waiting { caller.resume(returning: .kept("switchboardd is stopping")) }
+                                }
+                                break serving
+                            }
+                        }
+                    }
+                }
+                doorbell.finish()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: { [self] in
+            reloadRequests.withLock { $0.stop() }
+            doorbell.ring()
+        }
+        if fatal { throw DaemonStop() }
     }
 
     /// Brings the node up on chips from ``openChips(for:)``.
@@ -356,7 +406,7 @@ public final class SwitchboardDaemon: Sendable {
     public func apply() async -> ReloadOutcome {
         await withCheckedContinuation { caller in
             guard reloadRequests.withLock({ $0.reload(answering: caller) }) else { return caller.resume(returning: .kept("switchboardd is stopping")) }
-            ring.yield()
+            doorbell.ring()
         }
     }
 

@@ -19,8 +19,8 @@ public final class AutoOffService: Sendable {
     private let state = Locked(State())
     private let clock: AnyClock
     private let wallClock: @Sendable () -> Double
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
+    /// Rung when the schedule changed or a timer fired.
+    private let wake = Doorbell()
 
     /// - Parameters:
     ///   - clock: the clock countdowns run on.
@@ -28,14 +28,13 @@ public final class AutoOffService: Sendable {
     public init(clock: some Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.clock = AnyClock(clock)
         self.wallClock = wallClock
-        (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Starts a countdown; returns its wall-clock deadline for the state file.
     @discardableResult
     public func start(_ id: String, duration: Duration) -> Double {
         state.withLock { _ = $0.schedule.start(id, at: clock.now, duration: duration) }
-        wake.yield()
+        wake.ring()
         let (seconds, attoseconds) = duration.components
         return wallClock() + Double(seconds) + Double(attoseconds) / 1e18
     }
@@ -48,7 +47,7 @@ public final class AutoOffService: Sendable {
 
     public func cancel(_ id: String) {
         state.withLock { $0.schedule.cancel(id) }
-        wake.yield()
+        wake.ring()
     }
 
     /// Switches a device through `hub` and starts or cancels its countdown: `duration` runs while
@@ -78,7 +77,7 @@ public final class AutoOffService: Sendable {
     /// the devices whose countdown text may have changed.
     public func run(switchOff: @escaping @Sendable (String) async -> Void, refresh: @escaping @Sendable ([String]) async -> Void) async {
         await withDiscardingTaskGroup { group in
-            for await _ in wakeups {
+            for await _ in wake {
                 let now = clock.now
                 let (due, active) = state.withLock { state in
                     if let armed = state.armed, armed <= now { state.armed = nil }
@@ -96,7 +95,7 @@ public final class AutoOffService: Sendable {
                     let clock = self.clock, wake = self.wake
                     group.addTask {
                         guard (try? await clock.sleep(until: next)) != nil else { return }
-                        wake.yield()
+                        wake.ring()
                     }
                 }
             }

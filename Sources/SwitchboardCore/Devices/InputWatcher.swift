@@ -20,3 +20,6 @@ public struct InputWatcher: Sendable {
         }
     }
 }
+
+/// Stops when cancelled: a group stops it with ``ServiceGroup/Entry/Stop/cancellation``.
+extension InputWatcher: Service {}

@@ -124,13 +124,18 @@ public final class ExtensionHost: Sendable {
         }
     }
 
-    /// Runs the extension, restarting it with backoff, until ``shutDown()``.
+    /// Runs the extension, restarting it with backoff, until ``shutDown()`` (which its group's
+    /// graceful shutdown calls) or the task's cancellation.
     public func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for await _ in self.stops {} }
-            group.addTask { await self.supervise() }
-            await group.next()
-            group.cancelAll()
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in self.stops {} }
+                group.addTask { await self.supervise() }
+                await group.next()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.shutDown()
         }
         finishFirstListing()
         state.withLock { $0.condition = "stopped" }
@@ -164,11 +169,11 @@ public final class ExtensionHost: Sendable {
         }
     }
 
-    /// Stops the extension (SIGTERM, then SIGKILL after 2 s) and ends ``run()``.
+    /// Stops the extension (SIGTERM, then SIGKILL after 2 s) and ends ``run()``; once.
     public func shutDown() {
         let process = state.withLock { state -> (any ExtensionRun)? in
-            state.stopped = true
-            return state.process
+            defer { state.stopped = true }
+            return state.stopped ? nil : state.process
         }
         process?.terminate()
         stop.finish()
@@ -393,3 +398,5 @@ public final class ExtensionHost: Sendable {
         return try outcome.get()
     }
 }
+
+extension ExtensionHost: Service {}

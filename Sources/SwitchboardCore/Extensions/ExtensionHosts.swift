@@ -3,7 +3,7 @@ import SwitchboardSupport
 
 /// The daemon's control extensions, by id, across reloads: a reload keeps running each whose
 /// settings did not change, stops those removed or changed, and starts the new ones.
-final class ExtensionHosts: Sendable {
+final class ExtensionHosts: Service {
     private let hosts = Locked<[String: ExtensionHost]>([:])
     private let started: AsyncStream<ExtensionHost>
     private let start: AsyncStream<ExtensionHost>.Continuation
@@ -14,10 +14,15 @@ final class ExtensionHosts: Sendable {
         (started, start) = AsyncStream<ExtensionHost>.makeStream()
     }
 
-    /// Runs every extension started, until ``stopAll()``.
+    /// Runs every extension started, until the group's graceful shutdown (or ``stopAll()``)
+    /// has stopped them all.
     func run() async {
-        await withDiscardingTaskGroup { group in
-            for await host in started { group.addTask { await host.run() } }
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await host in started { group.addTask { await host.run() } }
+            }
+        } onGracefulShutdown: {
+            self.stopAll()
         }
     }
 

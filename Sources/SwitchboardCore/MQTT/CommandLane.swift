@@ -26,13 +26,10 @@ final class CommandLane: Sendable {
     // with those it replaced, under the lock: what it answers `superseded` is always older than
     // what it performs next, and a command that comes meanwhile waits for the next turn.
     private let state = Locked(Turn())
-    private let ring: AsyncStream<Void>.Continuation
     /// Rings once a command waits (rings while the task is busy collapse into one).
-    let doorbell: AsyncStream<Void>
+    let doorbell = Doorbell()
 
-    init() {
-        (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-    }
+    init() {}
 
     /// Queues a command in place of the one waiting, if any.
     /// - Returns: a replaced command that carried a transaction and no longer fits in the lane:
@@ -48,7 +45,7 @@ final class CommandLane: Sendable {
             guard state.answers.count > Self.maximumWaitingAnswers else { return nil }
             return state.answers.removeFirst()
         }
-        ring.yield()
+        doorbell.ring()
         return overflow
     }
 
@@ -61,5 +58,5 @@ final class CommandLane: Sendable {
     }
 
     /// No more commands come.
-    func finish() { ring.finish() }
+    func finish() { doorbell.finish() }
 }

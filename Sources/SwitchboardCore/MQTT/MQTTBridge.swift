@@ -569,3 +569,7 @@ public final class MQTTBridge: Sendable {
         return String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+/// Stops when cancelled (publishing `offline` first): a group stops it with
+/// ``ServiceGroup/Entry/Stop/cancellation``.
+extension MQTTBridge: Service {}
