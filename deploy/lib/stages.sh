@@ -38,7 +38,7 @@ stages_report() {
     if ((status)); then stage_end "  FAILED (exit $status)"; else stage_end; fi
     ((${#stage_temporary_files[@]})) && rm -f "${stage_temporary_files[@]}"
     local group
-    for group in "${stage_background_groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null; done
+    for group in "${stage_background_groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null || true; done
     if ((stage_owner)); then
         echo "switchboard: stage times"
         sed 's/^/  /' "$SWITCHBOARD_STAGE_TIMES"
