@@ -29,8 +29,9 @@
 # The package holds the three programs and the example extension (/usr/libexec/switchboard), the
 # systemd units of deploy/ (paths moved from /usr/local to /usr), the udev rule, the sample
 # devices.json as the conffile /etc/switchboard/devices.json, the mosquitto configuration under
-# /usr/share/doc/switchboard/examples, README and docs/ under /usr/share/doc/switchboard, and two man pages; deploy/package/ holds the maintainer
-# scripts (user and groups, units enabled and started, state kept on removal, gone on purge).
+# /usr/share/doc/switchboard/examples, the README and docs/ under /usr/share/doc/switchboard, and
+# two man pages; deploy/package/ holds the maintainer scripts (user and groups, units enabled and
+# started, state kept on removal, gone on purge).
 # Depends comes from dpkg-shlibdeps on the amd64 programs of the same release (run against that
 # release's package database); an arm64 package takes the same list once its programs are shown
 # to need the same libraries. Needs root (chroot, bind mounts); runs itself through sudo otherwise.

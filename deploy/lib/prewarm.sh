@@ -13,12 +13,8 @@
 # Needs root (the roots are made with mmdebstrap and debootstrap).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source deploy/lib/packages.sh
 log=${1:?usage: prewarm.sh LOG}
-# What the steps install for themselves, installed at once first.
-ensure_packages linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev xz-utils \
-    gcc-aarch64-linux-gnu mmdebstrap debootstrap debian-archive-keyring qemu-user-static binfmt-support \
-    >>"$log.output" 2>&1 || echo "packages: FAILED (see $log.output)" >>"$log"
+# Each step installs what it needs itself; ensure_packages runs one apt at a time.
 steps=(
     "deploy/hil/build-kernel.sh deploy/hil/kernel-systemd.config"
     "deploy/package-root.sh trixie"
