@@ -103,7 +103,7 @@ let package = Package(
 
         .testTarget(
             name: "ControlKitTests",
-            dependencies: ["ControlKit", "ControlKitCore", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls", "single-control"]
+            dependencies: ["ControlKit", "ControlKitCore", "SwitchboardSupport", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls", "single-control"]
         ),
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardSupport", "SwitchboardTesting"]),
@@ -111,7 +111,7 @@ let package = Package(
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardSupport", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )
