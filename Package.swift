@@ -58,8 +58,8 @@ let package = Package(
         // build, for `--version`.
         .plugin(name: "BuildCommitPlugin", capability: .buildTool(), path: "Sources/BuildCommitPlugin"),
 
-        .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
-        .executableTarget(name: "switchboard", dependencies: ["SwitchboardCore", "SwitchboardSupport"]),
+        .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
+        .executableTarget(name: "switchboard", dependencies: ["ControlKitCore", "SwitchboardCore", "SwitchboardMQTT", "SwitchboardSupport"]),
         // The main process of a switchboard-extension@.service instance: runs one control
         // extension on the connection systemd passes it (deploy/switchboard-extension@.service).
         .executableTarget(name: "switchboard-extension-launcher", dependencies: ["SwitchboardSupport"]),
@@ -103,7 +103,7 @@ let package = Package(
 
         .testTarget(
             name: "ControlKitTests",
-            dependencies: ["ControlKit", "ControlKitCore", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls", "single-control"]
+            dependencies: ["ControlKit", "ControlKitCore", "SwitchboardSupport", "SwitchboardTesting", "HomeControlsExample", "SeedSamples", "home-controls", "single-control"]
         ),
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardSupport", "SwitchboardTesting"]),
@@ -111,7 +111,7 @@ let package = Package(
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardSupport", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-@_exported import SwitchboardSupport
+import SwitchboardSupport
 
 /// A message received from or sent to the broker.
 public struct MQTTMessage: Sendable, Hashable {

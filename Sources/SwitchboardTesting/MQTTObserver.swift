@@ -1,6 +1,7 @@
 import ControlKitCore
 import Foundation
 import SwitchboardMQTT
+import SwitchboardSupport
 
 /// A test's own MQTT client: records every message on a filter and waits for the ones it expects.
 public final class MQTTObserver: Sendable {

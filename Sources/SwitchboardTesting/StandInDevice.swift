@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardMQTT
+import SwitchboardSupport
 
 /// Another home system's device on the broker, as Zigbee2MQTT presents one: it listens on its
 /// command topic (`zigbee2mqtt/kitchen_light/set`, payload `{"state":"ON"}`) and answers on its

@@ -4,7 +4,6 @@ import Glibc
 import Foundation
 import ControlKitCore
 import SwitchboardCore
-import SwitchboardGPIO
 import SwitchboardSupport
 
 let usage = """
@@ -352,25 +351,16 @@ case "check":
     finishArguments()
     do {
         let configuration = try ConfigurationLoader.load(file: file)
-        var chips: [String: any GPIOChip] = [:]
-        var locations: [String: GPIOChipLocation] = [:]
-        var problems: [ConfigurationProblem] = []
+        // The daemon's own chip opener: the chips are found as switchboardd finds them.
+        var chips = OpenChips()
         var warnings = 0
-        for chip in configuration.chips {
-            let path = "chips[\(chip.position)].chip"
-            do {
-                let (opened, location) = try chip.open(simulate: simulate)
-                chips[chip.id] = opened
-                locations[chip.id] = location
-                print("\(path): \(location)")
-                if let warning = location.warning {
-                    warnings += 1
-                    FileHandle.standardError.write(Data("switchboard: warning: \(path): \(warning)\n".utf8))
-                }
-            } catch {
-                problems.append(ConfigurationProblem(path, "\(error) (add --simulate to check against simulated chips)"))
+        var problems = chips.open(configuration, simulate: simulate) { path, location in
+            print("\(path): \(location)")
+            if let warning = location.warning {
+                warnings += 1
+                FileHandle.standardError.write(Data("switchboard: warning: \(path): \(warning)\n".utf8))
             }
-        }
+        }.map { ConfigurationProblem($0.path, "\($0.message) (add --simulate to check against simulated chips)") }
         // The daemon reads these at start and stops if it cannot: say so now. The secrets are
         // checked as the daemon checks them (owner and mode, SecretFile), the others for reading.
         let asServiceUser = "the daemon must be able to use it: as the service user, run this check with sudo -u switchboard"
@@ -392,7 +382,7 @@ case "check":
             }
         }
         if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
-        try ConfigurationLoader.validateLines(configuration, chips: chips, locations: locations, file: file)
+        try ConfigurationLoader.validateLines(configuration, chips: chips.chips, locations: chips.locations, file: file)
         print("\(file): valid: node \(configuration.node), \(configuration.devices.count) devices, \(configuration.controls.count) controls, \(configuration.placements.count) placements\(simulate ? " (simulated chips)" : "")\(warnings > 0 ? "; \(warnings) warning\(warnings == 1 ? "" : "s") above" : "")")
     } catch {
         fail(String(describing: error), .invalid)

@@ -1,8 +1,10 @@
 import ControlKit
+import SwitchboardSupport
 import Testing
 
 // Property queries and Foundation written as Apple's App Intents documentation and samples
-// write them, with only `import ControlKit` (which re-exports Foundation, as WidgetKit does).
+// write them, with only `import ControlKit` (which re-exports Foundation, as WidgetKit does);
+// SwitchboardSupport is for the test's own record of the query's calls (`Locked`).
 
 /// A relay channel of a board, with properties a query can match and sort by.
 struct Channel: AppEntity {

@@ -1,5 +1,6 @@
 import ControlKit
 import HomeControlsExample
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 

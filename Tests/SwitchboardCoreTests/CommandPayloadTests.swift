@@ -1,5 +1,6 @@
 import ControlKitCore
 @testable import SwitchboardCore
+import SwitchboardSupport
 import Testing
 
 @Suite struct CommandPayloadTests {

@@ -1,3 +1,5 @@
+import SwitchboardSupport
+
 /// A property of an ``AppEntity`` that queries can match and sort by:
 /// `@Property(title: "Room") var room: String`.
 ///

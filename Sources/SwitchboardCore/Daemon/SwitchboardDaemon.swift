@@ -62,12 +62,6 @@ public final class SwitchboardDaemon: Sendable {
     /// The daemon, for closures made before it exists.
     private struct Weak: Sendable { weak var daemon: SwitchboardDaemon? }
 
-    /// Chips by chip id, with where each was found (``GPIOChipLocation``).
-    struct OpenChips: Sendable {
-        var chips: [String: any GPIOChip] = [:]
-        var locations: [String: GPIOChipLocation] = [:]
-    }
-
     public init(options: DaemonOptions, log: Log = Log(), swiftControls: [ControlDefinition] = [], devices: [DeviceDeclaration] = []) {
         self.swiftDevices = devices
         self.options = options
@@ -306,24 +300,9 @@ public final class SwitchboardDaemon: Sendable {
     /// is refused, as its lines would be handed over on the old chip: that takes a restart.
     private func openChips(for configuration: SwitchboardConfiguration) throws -> OpenChips {
         var opened = chips.withLock { $0 }
-        var problems: [ConfigurationProblem] = []
-        for settings in configuration.chips {
-            let path = "chips[\(settings.position)].chip"
-            if let running = opened.locations[settings.id] {
-                if running.descriptor != settings.chip {
-                    problems.append(ConfigurationProblem(path, "\"\(settings.id)\" moved from \"\(running.descriptor)\" to \"\(settings.chip)\"; a reload keeps the running chips: restart switchboardd to use another chip"))
-                }
-                continue
-            }
-            do {
-                let (chip, location) = try settings.open(simulate: options.simulate)
-                opened.chips[settings.id] = chip
-                opened.locations[settings.id] = location
-                log(.info, "\(path): \(location)")
-                if let warning = location.warning { log(.warning, "\(path): \(warning)") }
-            } catch {
-                problems.append(ConfigurationProblem(path, String(describing: error)))
-            }
+        let problems = opened.open(configuration, simulate: options.simulate) { path, location in
+            log(.info, "\(path): \(location)")
+            if let warning = location.warning { log(.warning, "\(path): \(warning)") }
         }
         if !problems.isEmpty { throw ConfigurationError(file: options.configPath, problems: problems) }
         try ConfigurationLoader.validateLines(configuration, chips: opened.chips, locations: opened.locations, file: options.configPath)
