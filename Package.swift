@@ -48,6 +48,13 @@ let package = Package(
         ),
         .target(name: "SwitchboardMQTT", dependencies: ["CMosquitto", "SwitchboardSupport"]),
 
+        // OpenSSL's libcrypto 3.x, for the HomeKit Accessory Protocol's primitives.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
         .target(
             name: "SwitchboardCore",
