@@ -22,7 +22,8 @@ import Testing
         var exchange = start
         let m2 = verify.handle(m1)
         #expect(m2.pairingState == 2)
-        let m4 = verify.handle(try controller.verifyM3(answering: m2, &exchange, accessoryLTPK: accessoryLTPK))
+        let m3 = try controller.verifyM3(answering: m2, &exchange, accessoryLTPK: accessoryLTPK)
+        let m4 = verify.handle(m3)
         #expect(m4 == TLV8([.init(HAPTLVType.state.rawValue, [4])]))
         let session = try #require(verify.session)
         #expect(session.controller.identifier == controller.identifier)
