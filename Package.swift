@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardGPIOTests", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardHomeKitTests", dependencies: ["SwitchboardHomeKit"]),
+        .testTarget(name: "SwitchboardHomeKitTests", dependencies: ["SwitchboardHomeKit", "SwitchboardSupport", "SwitchboardTesting"]),
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
