@@ -43,8 +43,8 @@ struct TestController {
         let n = try BigNumber(bytes: group.prime)
         let g = try BigNumber(bytes: group.generator)
         let width = group.prime.count
-        let salt = try require2(m2[.salt])
-        let serverKeyBytes = try require2(m2[.publicKey])
+        let salt = try unwrap(m2[.salt])
+        let serverKeyBytes = try unwrap(m2[.publicKey])
         let serverKey = try BigNumber(bytes: serverKeyBytes)
         let a = try BigNumber(bytes: LibCrypto.randomBytes(32))
         let clientKey = try g.power(a, modulo: n, context)
@@ -87,11 +87,11 @@ struct TestController {
     /// The accessory's identity from M6, its signature checked: its pairing id and LTPK.
     func accessoryIdentity(from m6: TLV8, _ exchange: SetupExchange) throws -> (identifier: [UInt8], publicKey: Ed25519PublicKey) {
         let key = try HKDF.hapKey(exchange.sharedKey, salt: "Pair-Setup-Encrypt-Salt", info: "Pair-Setup-Encrypt-Info")
-        let identity = try TLV8(decoding: ChaChaPoly.open(try require2(m6[.encryptedData]), key: key, nonce: .pairing("PS-Msg06")))
-        let identifier = try require2(identity[.identifier])
-        let publicKey = try Ed25519PublicKey(rawRepresentation: try require2(identity[.publicKey]))
+        let identity = try TLV8(decoding: ChaChaPoly.open(try unwrap(m6[.encryptedData]), key: key, nonce: .pairing("PS-Msg06")))
+        let identifier = try unwrap(identity[.identifier])
+        let publicKey = try Ed25519PublicKey(rawRepresentation: try unwrap(identity[.publicKey]))
         let accessoryX = try HKDF.hapKey(exchange.sharedKey, salt: "Pair-Setup-Accessory-Sign-Salt", info: "Pair-Setup-Accessory-Sign-Info")
-        guard try publicKey.isValidSignature(try require2(identity[.signature]), for: accessoryX + identifier + publicKey.rawRepresentation) else {
+        guard try publicKey.isValidSignature(try unwrap(identity[.signature]), for: accessoryX + identifier + publicKey.rawRepresentation) else {
             throw ControllerError("the accessory's M6 signature does not verify")
         }
         return (identifier, publicKey)
@@ -127,13 +127,13 @@ struct TestController {
     /// M3 from the accessory's M2, after checking the accessory's signature with its LTPK.
     func verifyM3(answering m2: TLV8, _ exchange: inout VerifyExchange, accessoryLTPK: Ed25519PublicKey,
                   signingWith signer: Ed25519PrivateKey? = nil) throws -> TLV8 {
-        let accessoryKey = try require2(m2[.publicKey])
+        let accessoryKey = try unwrap(m2[.publicKey])
         let sharedSecret = try exchange.ephemeral.sharedSecret(with: accessoryKey)
         let key = try HKDF.hapKey(sharedSecret, salt: "Pair-Verify-Encrypt-Salt", info: "Pair-Verify-Encrypt-Info")
-        let identity = try TLV8(decoding: ChaChaPoly.open(try require2(m2[.encryptedData]), key: key, nonce: .pairing("PV-Msg02")))
+        let identity = try TLV8(decoding: ChaChaPoly.open(try unwrap(m2[.encryptedData]), key: key, nonce: .pairing("PV-Msg02")))
         let controllerKey = try exchange.ephemeral.publicKey()
-        guard try accessoryLTPK.isValidSignature(try require2(identity[.signature]),
-                                                 for: accessoryKey + (try require2(identity[.identifier])) + controllerKey) else {
+        guard try accessoryLTPK.isValidSignature(try unwrap(identity[.signature]),
+                                                 for: accessoryKey + (try unwrap(identity[.identifier])) + controllerKey) else {
             throw ControllerError("the accessory's M2 signature does not verify")
         }
         exchange.sharedSecret = sharedSecret
@@ -154,7 +154,7 @@ struct ControllerError: Error, CustomStringConvertible {
 }
 
 /// The value, or a thrown error naming what was missing.
-func require2<T>(_ value: T?, _ what: String = "a value") throws -> T {
+func unwrap<T>(_ value: T?, _ what: String = "a value") throws -> T {
     guard let value else { throw ControllerError("expected \(what)") }
     return value
 }
