@@ -4,7 +4,8 @@ import SwitchboardTesting
 import Testing
 
 /// aiohomekit (PyPI; what Home Assistant's HomeKit Controller integration runs on), a controller
-/// nobody here wrote, pairs with the accessory's state machines over HTTP on loopback.
+/// nobody here wrote, pairs with the accessory's state machines over HTTP on loopback and reads
+/// /accessories over the encrypted session.
 ///
 /// Needs a Python with aiohomekit: `deploy/homekit/aiohomekit-venv.sh` makes one and prints its
 /// python (or set SWITCHBOARD_AIOHOMEKIT_PYTHON).
@@ -41,9 +42,15 @@ struct AiohomekitPairingTests {
         #expect(stored.isAdmin)
         // Pair-verify: both ends derived the same session keys.
         let keys = try #require(listener.verifiedSessions.first)
-        #expect(listener.verifiedSessions.count == 1)
+        #expect(listener.verifiedSessions.count == 2)
         #expect(hex(keys.controllerToAccessory) == answer["controllerToAccessory"] as? String)
         #expect(hex(keys.accessoryToController) == answer["accessoryToController"] as? String)
+        // aiohomekit's own secure connection: its pair-verify, then GET /accessories in frames.
+        let accessories = try #require((answer["accessories"] as? [String: Any])?["accessories"] as? [[String: Any]], "aiohomekit: \(answer)")
+        #expect(accessories.first?["aid"] as? Int == 1)
+        let services = accessories.first?["services"] as? [[String: Any]]
+        let name = (services?.first?["characteristics"] as? [[String: Any]])?.first?["value"] as? String
+        #expect(name == "Switchboard")
     }
 
     @Test func aiohomekitWithAWrongSetupCodeIsRefused() throws {

@@ -4,8 +4,9 @@ import SwitchboardSupport
 
 /// Just enough of a HAP accessory's HTTP/1.1 server for pairing, on a loopback port: POST
 /// /pair-setup and /pair-verify with `application/pairing+tlv8` bodies, answered by a
-/// `PairSetup` and a `PairVerify` of each connection (one thread per connection). The session
-/// keys of each verified connection are kept for the test; encrypted sessions are not served.
+/// `PairSetup` and a `PairVerify` of each connection (one thread per connection). After
+/// pair-verify the connection is encrypted (`HAPFrameSealer`, `HAPFrameOpener`) and serves one
+/// fixed GET /accessories. The session keys of each verified connection are kept for the test.
 final class HAPPairingListener: @unchecked Sendable {
     // @unchecked Sendable: `listener` and `port` are set once in init; `verified` and `closed` are
     // only touched with `lock` held; the store is a `LockedPairingStore`.
@@ -61,56 +62,84 @@ final class HAPPairingListener: @unchecked Sendable {
         defer { close(connection) }
         var setup = PairSetup(accessory: accessory, setupCode: setupCode, store: store)
         var verify = PairVerify(accessory: accessory, store: store)
-        var buffer: [UInt8] = []
-        while let (path, body) = readRequest(connection, &buffer) {
-            let response: TLV8
-            let request = (try? TLV8(decoding: body)) ?? TLV8()
-            switch path {
-            case "/pair-setup":
-                response = setup.handle(request)
-            case "/pair-verify":
-                response = verify.handle(request)
-                if response.pairingState == 4, response[.error] == nil, let keys = verify.session?.keys {
-                    lock.withLock { verified.append(keys) }
+        // After pair-verify the connection is encrypted: frames in, frames out.
+        var sealer: HAPFrameSealer?
+        var opener: HAPFrameOpener?
+        var plaintext: [UInt8] = []
+        while true {
+            guard let (method, path, body) = nextRequest(&plaintext) else {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let count = read(connection, &chunk, chunk.count)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return }
+                let bytes = Array(chunk.prefix(count))
+                if opener != nil {
+                    guard let opened = try? opener!.open(bytes) else { return }
+                    plaintext += opened
+                } else {
+                    plaintext += bytes
                 }
-            default:
-                guard write(connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".utf8)) else { return }
                 continue
             }
-            let bytes = response.encoded()
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: \(bytes.count)\r\n\r\n"
-            guard write(connection, Array(head.utf8) + bytes) else { return }
+            var response: (contentType: String, body: [UInt8])?
+            var verifiedKeys: SessionKeys?
+            switch (method, path) {
+            case ("POST", "/pair-setup"):
+                response = ("application/pairing+tlv8", setup.handle((try? TLV8(decoding: body)) ?? TLV8()).encoded())
+            case ("POST", "/pair-verify"):
+                let answer = verify.handle((try? TLV8(decoding: body)) ?? TLV8())
+                response = ("application/pairing+tlv8", answer.encoded())
+                if answer.pairingState == 4, answer[.error] == nil, let keys = verify.session?.keys {
+                    lock.withLock { verified.append(keys) }
+                    verifiedKeys = keys
+                }
+            case ("GET", "/accessories") where sealer != nil:
+                response = ("application/hap+json", Array(HAPPairingListener.accessories.utf8))
+            default:
+                response = nil
+            }
+            var bytes: [UInt8]
+            if let response {
+                bytes = Array("HTTP/1.1 200 OK\r\nContent-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n\r\n".utf8) + response.body
+            } else {
+                bytes = Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".utf8)
+            }
+            if sealer != nil {
+                guard let sealed = try? sealer!.seal(bytes) else { return }
+                bytes = sealed
+            }
+            guard write(connection, bytes) else { return }
+            if let verifiedKeys {
+                sealer = try? HAPFrameSealer(key: verifiedKeys.accessoryToController)
+                opener = try? HAPFrameOpener(key: verifiedKeys.controllerToAccessory)
+            }
         }
     }
 
-    /// The next request's path and body, or nil when the peer closed the connection.
-    private func readRequest(_ connection: Int32, _ buffer: inout [UInt8]) -> (String, [UInt8])? {
+    /// One bridged accessory with its Accessory Information service and name, as HAP's JSON.
+    static let accessories = """
+        {"accessories":[{"aid":1,"services":[{"iid":1,"type":"3E","characteristics":[\
+        {"iid":2,"type":"23","perms":["pr"],"format":"string","value":"Switchboard"},\
+        {"iid":3,"type":"14","perms":["pw"],"format":"bool"}]}]}]}
+        """
+
+    /// The method, path and body of the first complete request in `buffer` (removed from it), or
+    /// nil while it is incomplete.
+    private func nextRequest(_ buffer: inout [UInt8]) -> (String, String, [UInt8])? {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
-        var headEnd: Int?
-        while true {
-            if headEnd == nil, let range = firstRange(of: separator, in: buffer) { headEnd = range }
-            if let end = headEnd {
-                let head = String(decoding: buffer[..<end], as: UTF8.self)
-                let lines = head.components(separatedBy: "\r\n")
-                let path = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-                let length = lines.dropFirst().compactMap { line -> Int? in
-                    let parts = line.split(separator: ":", maxSplits: 1)
-                    guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-                    return Int(parts[1].trimmingCharacters(in: .whitespaces))
-                }.first ?? 0
-                let bodyStart = end + separator.count
-                if buffer.count >= bodyStart + length {
-                    let body = Array(buffer[bodyStart..<(bodyStart + length)])
-                    buffer.removeFirst(bodyStart + length)
-                    return (path, body)
-                }
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = read(connection, &chunk, chunk.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            buffer += chunk.prefix(count)
-        }
+        guard let end = firstRange(of: separator, in: buffer) else { return nil }
+        let lines = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let requestLine = lines.first?.split(separator: " ").map(String.init) ?? []
+        let length = lines.dropFirst().compactMap { line -> Int? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+            return Int(parts[1].trimmingCharacters(in: .whitespaces))
+        }.first ?? 0
+        let bodyStart = end + separator.count
+        guard buffer.count >= bodyStart + length else { return nil }
+        let body = Array(buffer[bodyStart..<(bodyStart + length)])
+        buffer.removeFirst(bodyStart + length)
+        return (requestLine.first ?? "", requestLine.dropFirst().first ?? "", body)
     }
 
     private func firstRange(of needle: [UInt8], in haystack: [UInt8]) -> Int? {

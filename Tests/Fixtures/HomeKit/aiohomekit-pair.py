@@ -5,9 +5,10 @@
 Pair-setup runs aiohomekit's own state machines (perform_pair_setup_part1/2) over its own HTTP
 connection (HomeKitConnection.post_tlv to /pair-setup), the way IpDiscovery.async_start_pairing and
 its finish_pairing do; pair-verify then runs get_session_keys over a second connection to
-/pair-verify, as SecureHomeKitConnection does, and derives the session keys. Prints
-{"pairing": ..., "controllerToAccessory": hex, "accessoryToController": hex}, or
-{"error": "AuthenticationError", ...} when the accessory refuses.
+/pair-verify, as SecureHomeKitConnection does, and derives the session keys; last, aiohomekit's
+own SecureHomeKitConnection pair-verifies on a third connection and reads /accessories over the
+encrypted session. Prints {"pairing": ..., "controllerToAccessory": hex, "accessoryToController":
+hex, "accessories": ...}, or {"error": "AuthenticationError", ...} when the accessory refuses.
 """
 
 import asyncio
@@ -15,7 +16,7 @@ import json
 import sys
 import uuid
 
-from aiohomekit.controller.ip.connection import HomeKitConnection
+from aiohomekit.controller.ip.connection import HomeKitConnection, SecureHomeKitConnection
 from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
 
 
@@ -49,7 +50,15 @@ async def main(host, port, setup_code):
         _, derive = await exchange(get_session_keys(pairing), connection, "/pair-verify")
     finally:
         await connection.close()
+
+    secure = SecureHomeKitConnection(None, {**pairing, "AccessoryIP": host, "AccessoryPort": port})
+    await secure.ensure_connection()
+    try:
+        accessories = await secure.get_json("/accessories")
+    finally:
+        await secure.close()
     print(json.dumps({
+        "accessories": accessories,
         "pairing": {key: pairing[key] for key in ("AccessoryPairingID", "AccessoryLTPK", "iOSPairingId", "iOSDeviceLTPK")},
         "controllerToAccessory": derive(b"Control-Salt", b"Control-Write-Encryption-Key").hex(),
         "accessoryToController": derive(b"Control-Salt", b"Control-Read-Encryption-Key").hex(),
