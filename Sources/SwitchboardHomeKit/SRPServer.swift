@@ -5,14 +5,17 @@
 ///     B = k·v + g^b mod N         u = H(PAD(A) | PAD(B))         S = (A·v^u)^b mod N
 ///     K = H(S)   M1 = H(H(N) xor H(g) | H(I) | s | A | B | K)   M2 = H(A | M1 | K)
 ///
-/// One instance serves one attempt: it keeps the secret exponent b.
+/// A, B and S are always as long as N (PAD), in the hashes and on the wire, as HomeKit
+/// controllers compute them (aiohomekit's SRP client pads A and S): a key or secret with a
+/// leading zero byte then hashes the same on both sides. One instance serves one attempt: it
+/// keeps the secret exponent b.
 public final class SRPServer {
     public let group: SRPGroup
     /// The user name (HAP: "Pair-Setup").
     public let username: [UInt8]
     /// s, the salt.
     public let salt: [UInt8]
-    /// B, the server's public key (big-endian, without leading zeros).
+    /// B, the server's public key (big-endian, as long as N).
     public let publicKey: [UInt8]
 
     let context: BigNumberContext
@@ -48,7 +51,7 @@ public final class SRPServer {
         secretExponent = try BigNumber(bytes: b ?? LibCrypto.randomBytes(32))
         let kv = try multiplier.times(verifier, modulo: prime, context)
         serverPublicKey = try kv.plus(generator.power(secretExponent, modulo: prime, context), modulo: prime, context)
-        publicKey = serverPublicKey.bytes
+        publicKey = try serverPublicKey.bytes(paddedTo: width)
     }
 
     /// Takes the client's public key A and computes u, S and K; throws `.invalidInput` when
@@ -67,8 +70,8 @@ public final class SRPServer {
         let secret = try base.power(secretExponent, modulo: prime, context)
         scrambler = u
         premasterSecret = secret
-        sessionKey = try group.hash.hash(secret.bytes)
-        clientPublicKey = clientKey.bytes
+        sessionKey = try group.hash.hash(secret.bytes(paddedTo: width))
+        clientPublicKey = try clientKey.bytes(paddedTo: width)
     }
 
     /// The client's proof M1 expected for the public keys and K.

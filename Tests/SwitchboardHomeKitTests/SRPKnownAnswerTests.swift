@@ -82,6 +82,28 @@ import Testing
             """))
     }
 
+    /// A client key A and a secret S that begin with a zero byte (a and b chosen so): the server
+    /// must hash them padded to the length of N, as aiohomekit's SRP client does; its M1 and K
+    /// for these a and b (computed with aiohomekit's SrpClient) are the expected values.
+    @Test func clientKeyAndSecretWithALeadingZeroByteAreHashedPadded() throws {
+        let group = SRPGroup.hap
+        let a = hexBytes("60975527035cf2ad1989806f0407210bc81edc04e2762a56afd529ddda2d48e3")
+        let b = hexBytes("e487cb59d31ac550471e81f00f6928e01dda08e974a004f49e61f5d105284e05")
+        let server = try SRPServer(username: Array("Pair-Setup".utf8), password: Array("031-45-154".utf8), salt: Self.salt, group: group, secretExponent: b)
+        let context = try BigNumberContext()
+        let clientKey = try BigNumber(bytes: group.generator).power(BigNumber(bytes: a), modulo: BigNumber(bytes: group.prime), context)
+        #expect(clientKey.bytes.count == 383)
+        #expect(server.publicKey.count == 384)
+        try server.receiveClientPublicKey(clientKey.bytes)
+        #expect(server.premasterSecret?.bytes.count == 383)
+        #expect(server.sharedSessionKey == hexBytes(
+            "5c5098dc67190baeb4777967a9398f4dafc96846877c19b822ea6738c97c0731ee32f0f525659d06127eaa8f3766960343ce04bbb412d38c1aad62476c7f70f4"))
+        let m2 = try server.verifyClientProof(hexBytes(
+            "e33c2a5d9c5578153c44e09df36064fa61f35bfebdf93f718bd889936a794c1224360baba48a814a920509e729ad62093e3cfaf5478c06dfee77ddeda62002b2"))
+        #expect(m2 == hexBytes(
+            "08d555621b524ef2057a12379465bee5b24ada565e519e5383644e0462d96f5b0a32a10ec64e4cbfe8355c65997be888dd38c127725511e111c107cc9ea22fc1"))
+    }
+
     @Test func clientKeyZeroModNIsRefused() throws {
         let server = try SRPServer(username: Array("Pair-Setup".utf8), password: Array("123-45-678".utf8), salt: Self.salt)
         #expect(throws: CryptoError.self) { try server.receiveClientPublicKey(SRPGroup.hap.prime) }

@@ -35,7 +35,8 @@ struct TestController {
         return request
     }
 
-    /// M3 from the accessory's M2: the SRP-6a client (RFC 5054 with HAP's M1).
+    /// M3 from the accessory's M2: the SRP-6a client (RFC 5054 with HAP's M1; A and S padded to
+    /// the length of N, as aiohomekit's client pads them).
     func m3(answering m2: TLV8, setupCode: String) throws -> (TLV8, SetupExchange) {
         let group = SRPGroup.hap
         let hash = group.hash
@@ -58,14 +59,15 @@ struct TestController {
         let base = try serverKey.minus(k.times(g.power(x, modulo: n, context), modulo: n, context), modulo: n, context)
         let exponent = try a.plus(u.times(x, modulo: nMinusOne, context), modulo: nMinusOne, context)
         let premaster = try base.power(exponent, modulo: n, context)
-        let sharedKey = try hash.hash(premaster.bytes)
+        let sharedKey = try hash.hash(premaster.bytes(paddedTo: width))
         let xored = try zip(hash.hash(group.prime), hash.hash(group.generator)).map { $0 ^ $1 }
-        let proof = try hash.hash(xored, hash.hash(Array("Pair-Setup".utf8)), salt, clientKey.bytes, serverKeyBytes, sharedKey)
+        let paddedClientKey = try clientKey.bytes(paddedTo: width)
+        let proof = try hash.hash(xored, hash.hash(Array("Pair-Setup".utf8)), salt, paddedClientKey, serverKeyBytes, sharedKey)
         var request = TLV8()
         request.append(.state, [3])
-        request.append(.publicKey, clientKey.bytes)
+        request.append(.publicKey, paddedClientKey)
         request.append(.proof, proof)
-        return (request, SetupExchange(sharedKey: sharedKey, expectedServerProof: try hash.hash(clientKey.bytes, proof, sharedKey)))
+        return (request, SetupExchange(sharedKey: sharedKey, expectedServerProof: try hash.hash(paddedClientKey, proof, sharedKey)))
     }
 
     /// M5: the controller's identity, signed and encrypted with keys from K.
