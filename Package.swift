@@ -11,6 +11,8 @@ import PackageDescription
 /// - `CGPIOD` → `CGPIODAdapter` → `SwitchboardGPIO`: libgpiod 1.x or 2.x behind one C adapter, and
 ///   the simulated chip.
 /// - `SwitchboardTesting`: the test doubles shipped as a library (manual clock, recorders).
+/// - `CCrypto` → `SwitchboardHomeKit`: libcrypto, and the HomeKit Accessory Protocol's primitives
+///   and pairing on it (docs/homekit.md; not in the daemon yet).
 let package = Package(
     name: "Switchboard",
     products: [
@@ -47,6 +49,15 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .target(name: "SwitchboardMQTT", dependencies: ["CMosquitto", "SwitchboardSupport"]),
+
+        // OpenSSL's libcrypto 3.x: every call in SwitchboardHomeKit's LibCrypto.swift.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // The HomeKit Accessory Protocol: TLV8, SRP-6a, pair-setup and pair-verify (docs/homekit.md).
+        .target(name: "SwitchboardHomeKit", dependencies: ["CCrypto", "SwitchboardSupport"]),
 
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
         .target(
@@ -108,6 +119,7 @@ let package = Package(
         .testTarget(name: "SwitchboardSupportTests", dependencies: ["SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardMQTTTests", dependencies: ["SwitchboardMQTT", "SwitchboardSupport", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardGPIOTests", dependencies: ["SwitchboardGPIO", "SwitchboardTesting"]),
+        .testTarget(name: "SwitchboardHomeKitTests", dependencies: ["SwitchboardHomeKit", "SwitchboardSupport", "SwitchboardTesting"]),
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
         .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),

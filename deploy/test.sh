@@ -22,6 +22,8 @@ stage "packages"
 ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}" mosquitto mosquitto-clients openssl python3 python3-jsonschema
 # devices.schema.json is checked with Python's jsonschema.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
+# aiohomekit, the HomeKit controller that AiohomekitPairingTests pair with (cached after the first run).
+bash deploy/homekit/aiohomekit-venv.sh >/dev/null
 bash deploy/lib/versions.sh
 # The kernels and arm64 roots of the later stages, made in the background while the builds and
 # suites before them leave CPU time unused (on a fresh machine; with warm caches it ends at once).

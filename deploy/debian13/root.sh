@@ -19,7 +19,7 @@ mkdir -p "$cache"
 # for the service test in the VM.
 packages=(
     swiftlang git ca-certificates pkg-config libc6-dev libstdc++-14-dev
-    libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients
+    libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients libssl-dev
     openssl python3 python3-jsonschema python3-venv procps iproute2
     systemd systemd-sysv udev dbus sudo
 )

@@ -32,8 +32,9 @@ libgpiod_runtime_package() {
 }
 
 # What building Switchboard needs, and what running it needs (the libraries and the broker's client
-# tools; the daemon also works without a local broker).
-switchboard_build_packages=(pkg-config libgpiod-dev libmosquitto-dev)
+# tools; the daemon also works without a local broker). libssl-dev is OpenSSL's libcrypto for the
+# HomeKit primitives (CCrypto); its runtime, libssl3 (libssl3t64 on Trixie), comes with libmosquitto1.
+switchboard_build_packages=(pkg-config libgpiod-dev libmosquitto-dev libssl-dev)
 switchboard_runtime_packages=("$(libgpiod_runtime_package)" libmosquitto1 gpiod)
 
 # The C++ standard library's development files for the system's gcc (libstdc++-12-dev on Bookworm,
