@@ -18,8 +18,11 @@ import Glibc
 /// ends. A job enqueued after that is not lost: a new thread of the loop's is started for it,
 /// runs it and whatever was queued behind it, in order and one at a time as before, and ends once
 /// the queue is empty. (A task that had its continuation on the loop still resumes; dropping the
-/// job would leave it suspended for ever.) Nothing is polled any more. The loop's thread holds the
-/// loop: a loop that is not stopped lives as long as the process.
+/// job would leave it suspended for ever.) Nothing is polled any more.
+///
+/// A loop that no one holds any more ends as well: its thread holds it only while it runs jobs or
+/// serves its source, and queued work holds it until it ran (an actor's job holds the actor,
+/// which holds its loop), so a loop nothing refers to has nothing left to run.
 public final class EventLoop: SerialExecutor, @unchecked Sendable {
     // Invariant: every `var` of `State` is only touched under `state`'s lock; `waker` and `name`
     // are immutable. At most one thread drains the queue at a time (`draining`), which is what
@@ -56,6 +59,8 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         /// That thread, for ``checkIsolated()``.
         var thread: pthread_t?
         weak var source: (any EventLoopSource)?
+        /// The loop itself, while work is queued: queued work keeps it.
+        var keptByQueue: EventLoop?
     }
 
     private let state = Locked(State())
@@ -70,7 +75,24 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     public init(name: String) throws(SystemCallError) {
         waker = try Waker()
         self.name = name
-        LoopThread.start(name: name) { [self] in run() }
+        let loop = WeakLoop(self), state = self.state, waker = self.waker
+        LoopThread.start(name: name) { Self.run(loop, state: state, waker: waker) }
+    }
+
+    deinit {
+        // Held by nothing, queued work included: the thread, woken, finds it gone and ends.
+        waker.wake()
+    }
+
+
+    /// A new loop, for an owner that cannot go on without one: stops the process when no pipe
+    /// can be made (out of descriptors, as fatal as out of memory).
+    public static func starting(name: String) -> EventLoop {
+        do {
+            return try EventLoop(name: name)
+        } catch {
+            preconditionFailure("switchboard: cannot start event loop \(name): \(error); raise the open-file limit (LimitNOFILE= in the unit)")
+        }
     }
 
     // MARK: The executor
@@ -129,6 +151,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     private func submit(_ work: Work) {
         let (wake, startDrainer) = state.withLock { state -> (Bool, Bool) in
             state.queue.append(work)
+            if state.keptByQueue == nil { state.keptByQueue = self }
             if state.draining {
                 defer { state.sleeping = false }
                 return (state.sleeping, false)
@@ -140,20 +163,35 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         if startDrainer { LoopThread.start(name: name) { [self] in drainLate() } }
     }
 
+    /// The loop's thread as it holds the loop: weakly, while it sleeps.
+    private final class WeakLoop: @unchecked Sendable {
+        // Invariant: set once, here; a weak reference is read atomically.
+        weak var value: EventLoop?
+        init(_ value: EventLoop) { self.value = value }
+    }
+
     /// The loop: a batch of jobs, then the source's wait (without waiting while jobs are queued),
-    /// then what the source has to serve; until stopped.
-    private func run() {
+    /// then what the source has to serve; until stopped, or until no one holds the loop.
+    private static func run(_ weakLoop: WeakLoop, state: Locked<State>, waker: Waker) {
         let current = pthread_self()
         state.withLock { $0.thread = current }
         var batch: [Work] = []
         while true {
-            runBatch(&batch)
-            let (source, stopped) = state.withLock { ($0.source, $0.stopped) }
-            guard !stopped else { break }
-            let wait = source?.nextWait()
-            if source != nil, wait == nil {
-                state.withLock { state in
-                    if state.source === source { state.source = nil }
+            let wait: Wait?
+            do {
+                guard let loop = weakLoop.value else { return }
+                loop.runBatch(&batch)
+                let (source, stopped) = state.withLock { ($0.source, $0.stopped) }
+                if stopped {
+                    state.withLock { $0.source = nil }
+                    loop.drainLate()
+                    return
+                }
+                wait = source?.nextWait()
+                if source != nil, wait == nil {
+                    state.withLock { state in
+                        if state.source === source { state.source = nil }
+                    }
                 }
             }
             let sleep = state.withLock { state -> Bool in
@@ -162,10 +200,8 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             }
             let ready = waker.sleep(socket: wait?.socket ?? -1, writable: wait?.writable ?? false, until: wait?.deadline, now: !sleep)
             state.withLock { $0.sleeping = false }
-            if wait != nil { source?.serviceReady(ready) }
+            if wait != nil, let source = state.withLock({ $0.source }) { source.serviceReady(ready) }
         }
-        state.withLock { $0.source = nil }
-        drainLate()
     }
 
     /// Runs what is queued until the queue is empty, then lets the thread end.
@@ -187,7 +223,12 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     /// Runs the jobs queued now, in order.
     private func runBatch(_ batch: inout [Work]) {
-        state.withLock { swap(&batch, &$0.queue) }
+        let kept = state.withLock { state -> EventLoop? in
+            swap(&batch, &state.queue)
+            defer { state.keptByQueue = nil }
+            return state.keptByQueue
+        }
+        defer { withExtendedLifetime(kept) {} }
         guard !batch.isEmpty else { return }
         let executor = asUnownedSerialExecutor()
         for work in batch {

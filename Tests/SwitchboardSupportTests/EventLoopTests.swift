@@ -34,6 +34,11 @@ private actor OnLoop {
     }
 }
 
+private final class WeakBox<Value: AnyObject>: @unchecked Sendable {
+    // Invariant: a weak reference is read and written atomically; the tests set it once.
+    weak var value: Value?
+}
+
 /// What a loop serves besides jobs: counts its calls, and asks for a long sleep.
 private final class SleepySource: EventLoopSource {
     let waits = Locked(0)
@@ -151,6 +156,25 @@ struct EventLoopTests {
         loop.wake()
         try await Task.sleep(for: .milliseconds(50))
         #expect(source.waits.withLock { $0 } == waits)
+    }
+
+    @Test func aLoopNoOneHoldsEndsAndStopsServingItsSource() async throws {
+        let source = SleepySource(sleep: .seconds(60))
+        let weakLoop = WeakBox<EventLoop>()
+        do {
+            let loop = try EventLoop(name: "test-gone")
+            weakLoop.value = loop
+            loop.serve(source)
+            let actor = OnLoop(loop)
+            #expect(await actor.touch())
+            #expect(await actor.sleepThenTouch(.milliseconds(1)))
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while weakLoop.value != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(weakLoop.value == nil, "the loop's thread let go of it")
+        let waits = source.waits.withLock { $0 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(source.waits.withLock { $0 } == waits, "its thread ended: nothing asks the source any more")
     }
 
     @Test func manyTasksHoppingOnAndOffTheLoopUnderLoadNeitherCrashNorHang() async throws {
