@@ -10,7 +10,6 @@
 /// error.
 public final class Doorbell: AsyncSequence, Sendable {
     public typealias Element = Void
-    public typealias Failure = Never
 
     private struct State {
         var rung = false
@@ -55,9 +54,8 @@ public final class Doorbell: AsyncSequence, Sendable {
     public var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Waits for a ring: returns true at once if one is pending (taking it), else suspends until
-    /// the next ring (true), ``finish()`` or the task's cancellation (false). Waits on the caller's
-    /// actor: a task on an event loop's actor is woken there, without a hop to another thread.
-    public func wait(isolation: isolated (any Actor)? = #isolation) async -> Bool {
+    /// the next ring (true), ``finish()`` or the task's cancellation (false).
+    public func wait() async -> Bool {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
@@ -95,10 +93,6 @@ public final class Doorbell: AsyncSequence, Sendable {
 
         public mutating func next() async -> Void? {
             await doorbell.wait() ? () : nil
-        }
-
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> Void? {
-            await doorbell.wait(isolation: actor) ? () : nil
         }
     }
 

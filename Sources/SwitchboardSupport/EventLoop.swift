@@ -85,16 +85,6 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     }
 
 
-    /// A new loop, for an owner that cannot go on without one: stops the process when no pipe
-    /// can be made (out of descriptors, as fatal as out of memory).
-    public static func starting(name: String) -> EventLoop {
-        do {
-            return try EventLoop(name: name)
-        } catch {
-            preconditionFailure("switchboard: cannot start event loop \(name): \(error); raise the open-file limit (LimitNOFILE= in the unit)")
-        }
-    }
-
     // MARK: The executor
 
     /// Queues `job` to run on the loop's thread after what is queued.

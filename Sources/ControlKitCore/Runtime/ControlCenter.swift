@@ -10,9 +10,6 @@ import SwitchboardSupport
 ///
 /// Timed work (status expiry, retries, requested reloads) runs in ``run()``, the service a host
 /// runs for the center's lifetime.
-///
-/// The center runs on an ``EventLoop``: in the daemon the node's, whose thread also serves the MQTT
-/// connection, so that a command is handled on the thread it arrives on.
 public actor ControlCenter {
     /// The center of this process.
     public static let shared = ControlCenter()
@@ -49,10 +46,6 @@ public actor ControlCenter {
         case statusExpired(id: String)
         case retry(kind: String)
     }
-
-    /// The loop the center runs on.
-    public nonisolated let loop: EventLoop
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
 
     let clock: AnyClock
     /// How long a status stays after an action.
@@ -104,16 +97,12 @@ public actor ControlCenter {
     ///   - bundleName: the display name of controls that set none.
     ///   - statusDuration: how long a status shows after an action.
     ///   - retry: the backoff between reloads of a control whose provider throws.
-    ///   - loop: the loop to run on (the node's, which serves its MQTT connection); without one,
-    ///     the center starts its own, which ends with it.
     public init(
         clock: some Clock<Duration> = ContinuousClock(),
         bundleName: String = "Switchboard",
         statusDuration: Duration = .seconds(3),
-        retry: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(300)),
-        loop: EventLoop? = nil
+        retry: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(300))
     ) {
-        self.loop = loop ?? EventLoop.starting(name: "switchboard-controls")
         self.clock = AnyClock(clock)
         self.bundleName = bundleName
         self.statusDuration = statusDuration

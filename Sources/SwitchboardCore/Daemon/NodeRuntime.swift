@@ -53,9 +53,7 @@ public final class NodeRuntime: Sendable {
         hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, handover: handover, clock: clock)
         do {
             autoOff = AutoOffService(clock: clock)
-            // The center runs on the loop that serves the MQTT connection: the kept one's, or a
-            // new one that the bridge's new connection is served on.
-            center = ControlCenter(clock: clock, bundleName: configuration.node, loop: mqttConnection?.connection.loop)
+            center = ControlCenter(clock: clock, bundleName: configuration.node)
             try await center.register(ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + extraControls)
             handler = ControlCommandHandler(center: center, authenticatesEveryCommand: true)
             var buttons: [String: ActionButtonService] = [:]

@@ -1,4 +1,3 @@
-import ControlKitCore
 import SwitchboardSupport
 
 /// Every control's ``CommandLane``, made on a control's first command wherever it arrives (the
@@ -42,33 +41,21 @@ final class CommandLanes: Sendable {
 
     /// Serves each lane with a task of its own until ``finish()``: one control's commands one at
     /// a time in the order they came, the ones replaced meanwhile answered together (by
-    /// `supersede`) just before the command that replaced them is performed. The tasks run on
-    /// `center`'s executor (the node's loop, where commands arrive): a lane wakes, performs and
-    /// answers there, without a hop to another thread.
-    func run(
-        on center: ControlCenter,
-        perform: @escaping @Sendable (ArrivedCommand, String, isolated ControlCenter) async -> Void,
-        supersede: @escaping @Sendable (CommandLane.Turn, String) -> Void
-    ) async {
+    /// `supersede`) just before the command that replaced them is performed.
+    func run(perform: @escaping @Sendable (ArrivedCommand, String) async -> Void, supersede: @escaping @Sendable (CommandLane.Turn, String) -> Void) async {
         await withDiscardingTaskGroup { group in
             for await new in newLanes {
-                group.addTask { await Self.serve(new, on: center, perform: perform, supersede: supersede) }
+                group.addTask {
+                    for await _ in new.lane.doorbell {
+                        let turn = new.lane.take()
+                        if turn.superseded > 0 { supersede(turn, new.id) }
+                        if let next = turn.next { await perform(next, new.id) }
+                    }
+                    let last = new.lane.take()
+                    if last.superseded > 0 { supersede(last, new.id) }
+                }
             }
         }
-    }
-
-    private static func serve(
-        _ new: NewLane, on center: isolated ControlCenter,
-        perform: @Sendable (ArrivedCommand, String, isolated ControlCenter) async -> Void,
-        supersede: @Sendable (CommandLane.Turn, String) -> Void
-    ) async {
-        for await _ in new.lane.doorbell {
-            let turn = new.lane.take()
-            if turn.superseded > 0 { supersede(turn, new.id) }
-            if let next = turn.next { await perform(next, new.id, center) }
-        }
-        let last = new.lane.take()
-        if last.superseded > 0 { supersede(last, new.id) }
     }
 
     /// No more commands come: each lane's task ends once it has answered what it holds.

@@ -48,9 +48,8 @@ extension MQTTBridge {
         }
     }
 
-    /// Performs a command in its turn and answers it on `/result` when it carried a transaction,
-    /// on the caller's actor: a lane's task runs on the control center's loop, so nothing hops.
-    func handleCommand(_ arrived: ArrivedCommand, id: String, isolation: isolated (any Actor)? = #isolation) async {
+    /// Performs a command in its turn and answers it on `/result` when it carried a transaction.
+    func handleCommand(_ arrived: ArrivedCommand, id: String) async {
         let command = arrived.command
         var outcome: [(key: String, value: JSONValue)] = []
         let waited = arrived.at.duration(to: runtime.clock.now)

@@ -65,11 +65,7 @@ extension MQTTBridge {
     func serveIncoming() async {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                await self.lanes.run(
-                    on: self.runtime.center,
-                    perform: { command, id, _ in await self.handleCommand(command, id: id) },
-                    supersede: { self.supersede($0, id: $1, counted: true) }
-                )
+                await self.lanes.run(perform: { await self.handleCommand($0, id: $1) }, supersede: { self.supersede($0, id: $1, counted: true) })
             }
             group.addTask {
                 for await message in self.connection.messages { await self.handleInTurn(message) }

@@ -160,7 +160,7 @@ public final class MQTTBridge: Sendable {
         configuration.tlsKeyFile = settings.tls?.keyFile
         configuration.will = will
         configuration.clock = runtime.clock
-        connection = try MQTTConnection(configuration, loop: runtime.center.loop)
+        connection = try MQTTConnection(configuration)
     }
 
     /// The largest MQTT packet the node takes (MQTT 5): commands are at most 4 KiB, the state
