@@ -5,19 +5,20 @@ import Glibc
 #endif
 import SwitchboardSupport
 
-/// A connection to an MQTT broker through libmosquitto, served by a thread of its own that
-/// sleeps in `poll(2)` on the connection's socket: each packet from the broker wakes it once, it
-/// reads and handles what came, and sleeps again. Publishing writes to the socket from the
-/// caller's thread at once (libmosquitto sends what fits; the connection's thread sends the rest
-/// when the socket takes it). Keepalive housekeeping runs at half the keepalive interval, as the
-/// thread's poll timeout: an idle connection wakes once per half keepalive, and nothing polls.
+/// A connection to an MQTT broker through libmosquitto, served by an ``EventLoop``: a thread that
+/// sleeps in `poll(2)` on the connection's socket, and runs the jobs of the actors that use the loop
+/// as their executor between its sleeps. Each packet from the broker wakes it once, it reads and
+/// handles what came, and sleeps again. Publishing writes to the socket from the caller's thread at
+/// once (libmosquitto sends what fits; the loop sends the rest when the socket takes it). Keepalive
+/// housekeeping runs at half the keepalive interval, as the loop's poll timeout: an idle connection
+/// wakes once per half keepalive, and nothing polls.
 ///
 /// Incoming messages and connection events are `AsyncSequence`s; a ``MessageHandler`` may take
 /// messages where they arrive instead. Subscriptions are renewed after every reconnect;
 /// reconnects follow the configured backoff (capped, exponential, with jitter).
-public final class MQTTConnection: @unchecked Sendable {
-    // Invariant: `handle` and every `var` below are touched only under `lock`. The connection's
-    // thread holds it while it calls libmosquitto's loop functions, so the callbacks, which run
+public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
+    // Invariant: `handle` and every `var` below are touched only under `lock`. The loop's thread
+    // holds it while it calls libmosquitto's loop functions, so the callbacks, which run
     // inside those calls, hold it too; they only record what happened, and what they recorded is
     // delivered once the lock is released (a reader may publish in turn).
     private let lock = ThreadLock()
@@ -49,8 +50,12 @@ public final class MQTTConnection: @unchecked Sendable {
     /// What the callbacks recorded during a loop call, delivered after it.
     private var received: [MQTTMessage] = []
     private var happened: [MQTTConnectionEvent] = []
-    /// Wakes the connection's thread: to stop, or to watch for writability.
-    private let waker: Waker
+    /// Whether the loop tried the first connect.
+    private var attemptedFirst = false
+    /// The loop that serves the connection: to stop, or to watch for writability, it is woken.
+    public let loop: EventLoop
+    /// Whether the connection made its loop (and stops it with itself).
+    private let ownsLoop: Bool
 
     /// Takes a message on the connection's thread as it arrives: true if it was handled, false
     /// to pass it on to ``messages``. It must not block: the connection reads nothing meanwhile.
@@ -79,12 +84,24 @@ public final class MQTTConnection: @unchecked Sendable {
     private var eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation { streams.withLock { $0.eventContinuation } }
 
     /// Creates the client; nothing connects until ``start()``.
+    /// - Parameter loop: the loop to serve the connection on; without one, the connection starts
+    ///   its own and stops it with itself.
     /// - Throws: ``MQTTError`` `.configuration` for bad options or unreadable TLS files, or
-    ///   `.failed` when no pipe can be made for its thread.
-    public init(_ configuration: MQTTClientConfiguration) throws {
+    ///   `.failed` when no pipe can be made for its loop.
+    public init(_ configuration: MQTTClientConfiguration, loop: EventLoop? = nil) throws {
         self.configuration = configuration
         backoff = configuration.reconnect
-        waker = try Waker()
+        if let loop {
+            self.loop = loop
+            ownsLoop = false
+        } else {
+            do {
+                self.loop = try EventLoop(name: "switchboard-mqtt")
+            } catch {
+                throw MQTTError(.failed, call: "pipe", errno: error.errno, detail: "no pipe for the MQTT connection's thread: \(error.errno.message); raise the open-file limit")
+            }
+            ownsLoop = true
+        }
         let handle = try Libmosquitto.new(clientID: configuration.clientID, cleanSession: configuration.cleanSession,
                                           context: Unmanaged.passUnretained(self).toOpaque())
         self.handle = handle
@@ -115,16 +132,16 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     deinit {
-        // The connection's thread holds only a weak reference while it sleeps, so it is not in
-        // a loop call now; woken, it finds the connection gone and ends.
-        waker.wake()
+        // The loop holds only a weak reference while it sleeps, so it is not in a loop call now;
+        // woken, it finds the connection gone and forgets it.
+        if ownsLoop { loop.stop() } else { loop.wake() }
         retryWait?.cancel()
         if let handle { Libmosquitto.destroy(handle) }
         messageContinuation.finish()
         eventContinuation.finish()
     }
 
-    /// Starts connecting on the connection's own thread; if the broker cannot be reached, retries
+    /// Starts connecting on the connection's loop; if the broker cannot be reached, retries
     /// with backoff.
     public func start() {
         let first = withConnection { () -> Bool in
@@ -132,8 +149,7 @@ public final class MQTTConnection: @unchecked Sendable {
             return !started
         }
         guard first else { return }
-        let waker = self.waker, connection = WeakConnection(self)
-        ConnectionThread.start { Self.serve(connection, waker: waker) }
+        loop.serve(self)
     }
 
     /// Disconnects (the broker does not publish the will) and stops reconnecting.
@@ -149,7 +165,7 @@ public final class MQTTConnection: @unchecked Sendable {
             }
             isConnected = false
         }
-        waker.wake()
+        if ownsLoop { loop.stop() } else { loop.wake() }
         messageContinuation.finish()
         eventContinuation.finish()
     }
@@ -168,7 +184,7 @@ public final class MQTTConnection: @unchecked Sendable {
         while outbox.withLock({ !$0.isEmpty }) {
             guard let wake = lock.withLockIfAvailable({ flushOutbox() }) else { return }
             // What did not fit in the socket goes out once it drains: the thread watches for that.
-            if wake { waker.wake() }
+            if wake { loop.wake() }
         }
     }
 
@@ -208,7 +224,7 @@ public final class MQTTConnection: @unchecked Sendable {
             subscriptions.append((filter, Int32(qos)))
             if isConnected { try? Libmosquitto.subscribe(handle, filter: filter, qos: Int32(qos)) }
         }
-        waker.wake()
+        loop.wake()
     }
 
     /// Subscribes to `filters` again if connected, so that the broker sends what it keeps retained
@@ -220,7 +236,7 @@ public final class MQTTConnection: @unchecked Sendable {
                 try? Libmosquitto.subscribe(handle, filter: filter, qos: Int32(qos))
             }
         }
-        waker.wake()
+        loop.wake()
     }
 
     /// Makes the subscriptions exactly `filters`: subscribes to the new ones and unsubscribes
@@ -233,7 +249,7 @@ public final class MQTTConnection: @unchecked Sendable {
             guard isConnected, !dropped.isEmpty else { return }
             for subscription in dropped { try? Libmosquitto.unsubscribe(handle, filter: subscription.filter) }
         }
-        waker.wake()
+        loop.wake()
     }
 
     /// Ends the current ``messages`` and ``events`` streams and starts new ones, for a new reader
@@ -266,42 +282,17 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Whether the connection is up now.
     public var connected: Bool { withConnection { isConnected } }
 
-    // MARK: The connection's thread
-
-    /// What the thread waits for next.
-    private struct Wait {
-        var socket: Int32
-        var writable: Bool
-        var deadline: ContinuousClock.Instant?
-    }
-
-    /// The connection's thread: sleeps in `poll` until the socket, the waker or a deadline wants
-    /// it, then serves the connection; ends once the connection is stopped or gone.
-    private static func serve(_ weakConnection: WeakConnection, waker: Waker) {
-        if let connection = weakConnection.value {
-            connection.withConnection { connection.attempt(first: true) }
-        }
-        while true {
-            // Only a weak reference while asleep: a connection no one holds any more ends.
-            guard let wait = weakConnection.value?.nextWait() else { return }
-            let ready = waker.sleep(socket: wait.socket, writable: wait.writable, until: wait.deadline)
-            guard let connection = weakConnection.value else { return }
-            connection.withConnection { connection.serviceReady(ready) }
-        }
-    }
-
-    /// The connection as its thread holds it.
-    private final class WeakConnection: @unchecked Sendable {
-        // Invariant: set once, here; a weak reference is read atomically.
-        weak var value: MQTTConnection?
-        init(_ value: MQTTConnection) { self.value = value }
-    }
+    // MARK: The loop's source (on the loop's thread)
 
     /// What to wait for next (nil once stopped), after delivering what happened.
-    private func nextWait() -> Wait? {
+    public func nextWait() -> EventLoop.Wait? {
         defer { deliver() }
         return withConnection {
             guard !stopped else { return nil }
+            if !attemptedFirst {
+                attemptedFirst = true
+                attempt(first: true)
+            }
             guard attached else { return Wait(socket: -1, writable: false, deadline: nil) }
             let socket = Libmosquitto.socket(handle)
             guard socket >= 0 else {
@@ -313,8 +304,12 @@ public final class MQTTConnection: @unchecked Sendable {
         }
     }
 
-    /// Serves what `poll` reported (under the lock).
-    private func serviceReady(_ ready: Waker.Ready) {
+    /// Serves what `poll` reported.
+    public func serviceReady(_ ready: Waker.Ready) {
+        withConnection { serviceReadyLocked(ready) }
+    }
+
+    private func serviceReadyLocked(_ ready: Waker.Ready) {
         guard !stopped else { return }
         let now = ContinuousClock.now
         if attached {
@@ -349,8 +344,10 @@ public final class MQTTConnection: @unchecked Sendable {
     /// The reconnect delay is over: the thread tries again.
     private func retryIsDue() {
         withConnection { retryDue = true }
-        waker.wake()
+        loop.wake()
     }
+
+    private typealias Wait = EventLoop.Wait
 
     private var housekeepingInterval: Duration { .milliseconds(max(1000, configuration.keepalive * 500)) }
 

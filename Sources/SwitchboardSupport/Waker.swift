@@ -1,23 +1,16 @@
-import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The connection thread's sleep: `poll(2)` on the broker socket and a pipe that other threads
-/// write to wake it. Owns the pipe, and closes it once neither the connection nor its thread
-/// holds it. (Glibc's `eventfd` is not visible to Swift.)
-final class Waker: Sendable {
+/// An ``EventLoop``'s sleep: `poll(2)` on a socket and a pipe that other threads write to wake
+/// it. Owns the pipe, and closes it with itself. (Glibc's `eventfd` is not visible to Swift.)
+public final class Waker: Sendable {
     private let reading: Int32
     private let writing: Int32
 
-    /// - Throws: ``MQTTError`` `.failed` when the process is out of descriptors.
-    init() throws {
-        let (reading, writing): (Int32, Int32)
-        do {
-            (reading, writing) = try SystemCall.pipe()
-        } catch {
-            throw MQTTError(.failed, call: "pipe", errno: error, detail: "no pipe for the MQTT connection's thread: \(error.message); raise the open-file limit")
-        }
+    /// - Throws: ``SystemCallError`` for `pipe` when the process is out of descriptors.
+    public init() throws(SystemCallError) {
+        let (reading, writing) = try SystemCallError.naming("pipe") { () throws(Errno) in try SystemCall.pipe() }
         for end in [reading, writing] { try? SystemCall.setNonBlocking(end) }
         (self.reading, self.writing) = (reading, writing)
     }
@@ -28,23 +21,28 @@ final class Waker: Sendable {
     }
 
     /// Wakes the sleeping thread (or its next sleep, at once). A full pipe wakes it already.
-    func wake() {
+    public func wake() {
         _ = try? SystemCall.write(writing, [1][...])
     }
 
     /// What woke the thread.
-    struct Ready {
-        /// Bytes (or an error, or the broker's end of the connection) to read on the socket.
-        var readable = false
-        var writable = false
+    public struct Ready: Sendable {
+        /// Bytes (or an error, or the peer's end of the connection) to read on the socket.
+        public var readable = false
+        public var writable = false
+
+        public init(readable: Bool = false, writable: Bool = false) {
+            self.readable = readable
+            self.writable = writable
+        }
     }
 
     /// Sleeps until `socket` (if not negative) is readable, or writable when `writable`, until
-    /// woken, or until `deadline` (if any).
-    func sleep(socket: Int32, writable: Bool, until deadline: ContinuousClock.Instant?) -> Ready {
+    /// woken, or until `deadline` (if any; `.zero` timeout when `now`).
+    public func sleep(socket: Int32, writable: Bool, until deadline: ContinuousClock.Instant?, now: Bool = false) -> Ready {
         var descriptors = [pollfd(fd: reading, events: Int16(POLLIN), revents: 0)]
         if socket >= 0 { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0)) }
-        let timeout = deadline.map(SystemCall.milliseconds(until:)) ?? -1
+        let timeout = now ? 0 : deadline.map(SystemCall.milliseconds(until:)) ?? -1
         var ready = Ready()
         guard let result = try? SystemCall.poll(&descriptors, timeout: timeout), result > 0 else { return ready }
         if descriptors[0].revents & Int16(POLLIN) != 0 {

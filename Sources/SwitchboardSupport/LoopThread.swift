@@ -1,18 +1,17 @@
-import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A detached thread of its own for an MQTT connection: it sleeps in `poll` and never takes a
+/// A detached thread of its own for an ``EventLoop``: it sleeps in `poll` and never takes a
 /// thread of Swift's cooperative pool or of Dispatch.
-enum ConnectionThread {
+enum LoopThread {
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
     }
 
-    /// Starts `body` on a new thread.
-    static func start(_ body: @escaping @Sendable () -> Void) {
+    /// Starts `body` on a new thread for the loop called `name`.
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -24,7 +23,7 @@ enum ConnectionThread {
             body.run()
             return nil
         }, context)
-        // Without a thread the connection could never connect: as fatal as running out of memory.
-        precondition(result == 0, "switchboard: cannot start the MQTT connection's thread: \(Errno(result).message)")
+        // Without a thread the loop could never run a job: as fatal as running out of memory.
+        precondition(result == 0, "switchboard: cannot start the thread of event loop \(name): \(Errno(result).message)")
     }
 }
