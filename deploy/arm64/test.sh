@@ -54,7 +54,7 @@ stage_end
 # The Debian 13 release binaries on arm64, through qemu-user: the kernel hands arm64 programs to
 # qemu-aarch64 (binfmt_misc), which finds their libraries in the arm64 root (QEMU_LD_PREFIX).
 stage "arm64 under qemu-user (Debian 13): --version, check"
-ensure_packages qemu-user-static binfmt-support mosquitto mosquitto-clients openssl
+ensure_packages qemu-user-static binfmt-support mosquitto mosquitto-clients openssl file
 mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
 [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || update-binfmts --enable qemu-aarch64
 [[ $(cat /proc/sys/fs/binfmt_misc/qemu-aarch64) == enabled* ]] ||

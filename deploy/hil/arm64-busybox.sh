@@ -11,6 +11,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/cache.sh"
+source "$here/../lib/packages.sh"
+ensure_packages file >&2
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 folder=$cache/busybox-arm64
