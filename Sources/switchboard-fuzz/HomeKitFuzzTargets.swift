@@ -60,4 +60,5 @@ final class FuzzPairingStore: PairingStore {
     var pairings: [Pairing] = []
     var failedPairSetupAttempts = 0
     func add(_ pairing: Pairing) throws { pairings.append(pairing) }
+    func remove(identifier: [UInt8]) { pairings.removeAll { $0.identifier == identifier } }
 }
