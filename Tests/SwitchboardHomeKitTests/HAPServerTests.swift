@@ -63,6 +63,8 @@ struct HAPServerTests {
         #expect(json(seen["removed"]) == #"[[6,"02"]]"#)
         #expect(json(seen["listedAfter"]) == json([["identifier": controller, "admin": true]]))
         #expect(store.pairings.map { String(decoding: $0.identifier, as: UTF8.self) } == [controller])
+        #expect(seen["oversizedFrameClosed"] as? Bool == true)
+        #expect(json(seen["afterOversizedFrame"]) == #"{"characteristics":[{"aid":2,"iid":9,"value":true}]}"#)
         #expect(seen["identifyWhilePaired"] as? Int == 400)
         #expect(bridge.identifyCount == 0)
     }

@@ -7,7 +7,9 @@ over aiohomekit's own SecureHomeKitConnection (pair-verify, encrypted session): 
 /accessories and parses it with aiohomekit's model, reads the Switch's and the Outlet's On,
 switches the Switch on, subscribes to the Outlet's On, writes MARKER (an empty file) and waits up
 to 10 s for the event the test accessory sends when its outlet changes; adds a second pairing,
-lists the pairings, removes it, lists again; last, POSTs /identify (refused while paired).
+lists the pairings, removes it, lists again; pair-verifies on a plain socket and sends a frame
+header of 2048 bytes (the accessory must close that connection and keep serving the first); last,
+POSTs /identify (refused while paired).
 """
 
 import asyncio
@@ -24,7 +26,7 @@ from aiohomekit.http import HttpContentTypes
 from aiohomekit.model import Accessories
 from aiohomekit.model.characteristics import CharacteristicsTypes
 from aiohomekit.model.services import ServicesTypes
-from aiohomekit.protocol import perform_pair_setup_part1, perform_pair_setup_part2
+from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
 from aiohomekit.protocol.tlv import TLV
 
 
@@ -54,6 +56,32 @@ class Owner:
 
     async def connection_made(self, secure):
         pass
+
+
+async def oversized_frame(host, port, pairing):
+    """Pair-verifies over a plain socket with aiohomekit's get_session_keys, then announces a frame
+    of 2048 bytes (HAP's limit is 1024): True when the accessory closes the connection."""
+    reader, writer = await asyncio.open_connection(host, port)
+    machine = get_session_keys(pairing)
+    request, expected = machine.send(None)
+    try:
+        while True:
+            body = TLV.encode_list(request)
+            writer.write(b"POST /pair-verify HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\n"
+                         + f"Content-Length: {len(body)}\r\n\r\n".encode() + bytes(body))
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int([line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")][0])
+            response = TLV.decode_bytes(await reader.readexactly(length), expected=expected)
+            request, expected = machine.send(response)
+    except StopIteration:
+        pass
+    writer.write(b"\x00\x08" + bytes(64))
+    try:
+        closed = await asyncio.wait_for(reader.read(), 5) == b""
+    except asyncio.TimeoutError:
+        closed = False
+    writer.close()
+    return closed
 
 
 def pairings_list(tlv):
@@ -126,6 +154,8 @@ async def main(host, port, setup_code, marker):
         result["removed"] = [[key, value.hex()] for key, value in removed]
         listing = await secure.post_tlv("/pairings", [(TLV.kTLVType_State, TLV.M1), (TLV.kTLVType_Method, TLV.ListPairings)])
         result["listedAfter"] = pairings_list(listing)
+        result["oversizedFrameClosed"] = await oversized_frame(host, port, pairing)
+        result["afterOversizedFrame"] = await secure.get_json("/characteristics?id=2.9")
         result["controller"] = pairing["iOSPairingId"]
         result["secondController"] = second_id
     finally:
