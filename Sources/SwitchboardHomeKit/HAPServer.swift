@@ -84,7 +84,7 @@ public final class HAPServer: Service, @unchecked Sendable {
     private func acceptLoop() {
         while true {
             let descriptor: CInt
-            do {
+            do throws(Errno) {
                 descriptor = try SystemCall.accept(listenerDescriptor)
             } catch {
                 if lock.withLock({ stopped }) { return }

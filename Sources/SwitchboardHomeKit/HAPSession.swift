@@ -39,7 +39,7 @@ public struct HAPSession {
     /// the error's answer is in `HAPSessionClosing.answer`).
     public mutating func receive(_ bytes: [UInt8]) throws(HAPSessionClosing) -> (output: [UInt8], effects: [Effect]) {
         if opener != nil {
-            do {
+            do throws(HAPFrameError) {
                 parser.append(try opener!.open(bytes))
             } catch {
                 throw HAPSessionClosing(answer: [], reason: error.description)
@@ -51,7 +51,7 @@ public struct HAPSession {
         var effects: [Effect] = []
         while true {
             let request: HAPRequest?
-            do {
+            do throws(HAPRequestError) {
                 request = try parser.next()
             } catch {
                 let body = Array("{\"status\":\(HAPStatus.invalidValue.rawValue)}".utf8)

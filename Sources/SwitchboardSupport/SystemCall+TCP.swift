@@ -10,7 +10,7 @@ extension SystemCall {
     /// address; port 0 picks a free one. Returns the descriptor and the port it listens on.
     public static func tcpListener(port: UInt16, loopbackOnly: Bool, backlog: CInt = 64) throws(Errno) -> (descriptor: CInt, port: UInt16) {
         let descriptor = try checking { socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }
-        do {
+        do throws(Errno) {
             var yes: CInt = 1
             _ = try checking { setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<CInt>.size)) }
             var address = sockaddr_in()
