@@ -110,7 +110,7 @@ let package = Package(
 
         // The parsers of outside input under libFuzzer (`deploy/fuzz.sh`); without the fuzzer it
         // replays saved inputs.
-        .executableTarget(name: "switchboard-fuzz", dependencies: ["SwitchboardCore", "ControlKitCore"]),
+        .executableTarget(name: "switchboard-fuzz", dependencies: ["SwitchboardCore", "ControlKitCore", "SwitchboardHomeKit"]),
 
         .testTarget(
             name: "ControlKitTests",

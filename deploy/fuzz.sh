@@ -21,7 +21,9 @@ swift build --product switchboard-fuzz --scratch-path .build-fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSWITCHBOARD_FUZZING "${linker[@]}"
 fuzzer=$(swift build --scratch-path .build-fuzz --show-bin-path)/switchboard-fuzz
 
-# Seeds: the first byte picks the parser (0 devices.json, 1 command, 2 and 3 device state, 4 socket line).
+# Seeds: the first byte picks the parser (0 devices.json, 1 command, 2 and 3 device state, 4 socket
+# line, 5 HomeKit's TLV8, 6 pair-setup and 7 pair-verify requests, each a 2-byte little-endian length
+# and its TLV8).
 seeds=.build-fuzz/seeds crashes=.build-fuzz/crashes corpus=.build-fuzz/corpus
 rm -rf "$seeds" && mkdir -p "$seeds" "$crashes" "$corpus"
 n=0
@@ -29,6 +31,14 @@ seed() { printf "\\x$(printf %02x "$1")" > "$seeds/$n"; cat >> "$seeds/$n"; n=$(
 for file in devices.json Tests/SwitchboardCoreTests/Corpus/*.json; do seed 0 < "$file"; done
 for payload in ON OFF TOGGLE PRESS '{"value": true, "transaction": 42}' '{"value": "TOGGLE"}'; do seed 1 <<<"$payload"; done
 for payload in '{"state":"ON","brightness":254}' '{"state":"OFF"}' ON off; do seed 2 <<<"$payload"; seed 3 <<<"$payload"; done
+# TLV8: pair-setup's M1 (state 1, method 0), a fragmented value, a pairings list with a separator.
+seed 5 < <(printf '\x06\x01\x01\x00\x01\x00')
+seed 5 < <(printf '\x09\xff'; head -c 255 /dev/zero; printf '\x09\x03abc')
+seed 5 < <(printf '\x01\x02ab\xff\x00\x01\x02cd')
+# Pair-setup: M1, then an M3 with a 384-byte key and a 64-byte proof; pair-verify: M1 with a key, then an M3.
+seed 6 < <(printf '\x06\x00\x06\x01\x01\x00\x01\x00\xc9\x01\x06\x01\x03\x03\xff'; head -c 255 /dev/urandom
+    printf '\x03\x81'; head -c 129 /dev/urandom; printf '\x04\x40'; head -c 64 /dev/urandom)
+seed 7 < <(printf '\x25\x00\x06\x01\x01\x03\x20'; head -c 32 /dev/urandom; printf '\x15\x00\x06\x01\x03\x05\x10'; head -c 16 /dev/urandom)
 for line in '{"op":"status"}' '{"op":"perform","id":"porch","value":true}' '{"op":"button","id":"button","hold":"1s"}'; do seed 4 <<<"$line"; done
 
 echo "switchboard fuzz: $seconds s over $n seeds"

@@ -19,6 +19,8 @@ public protocol PairingStore: AnyObject {
     var pairings: [Pairing] { get }
     /// Adds (or replaces, by identifier) a pairing; throws when it cannot be kept.
     func add(_ pairing: Pairing) throws
+    /// Removes the pairing with this identifier (nothing when there is none).
+    func remove(identifier: [UInt8])
     /// Failed pair-setup attempts (a wrong setup code) since the accessory was reset.
     var failedPairSetupAttempts: Int { get set }
 }

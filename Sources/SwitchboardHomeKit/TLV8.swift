@@ -51,7 +51,7 @@ public struct TLV8: Equatable, Sendable {
     /// item).
     public func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
-        for item in items {
+        for (index, item) in items.enumerated() {
             var rest = item.value[...]
             repeat {
                 let fragment = rest.prefix(255)
@@ -60,6 +60,11 @@ public struct TLV8: Equatable, Sendable {
                 bytes += fragment
                 rest = rest.dropFirst(fragment.count)
             } while !rest.isEmpty
+            // A value ending on a full fragment would swallow a next item of its type: an empty
+            // fragment ends it (the reader joins it, then starts a new item).
+            if !item.value.isEmpty, item.value.count % 255 == 0, index + 1 < items.count, items[index + 1].type == item.type {
+                bytes += [item.type, 0]
+            }
         }
         return bytes
     }

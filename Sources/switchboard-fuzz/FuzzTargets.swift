@@ -32,7 +32,7 @@ enum FuzzTargets {
     static func run(_ input: [UInt8]) {
         guard let selector = input.first else { return }
         let bytes = Array(input.dropFirst())
-        switch selector % 5 {
+        switch selector % 8 {
         case 0:
             // devices.json: every problem is a ConfigurationError; a valid file loads.
             do {
@@ -47,6 +47,12 @@ enum FuzzTargets {
             _ = StatePayload.value(bytes, settings: devices[0])
         case 3:
             _ = StatePayload.value(bytes, settings: devices[1])
+        case 5:
+            HomeKitFuzzTargets.tlv8(bytes)
+        case 6:
+            HomeKitFuzzTargets.pairSetup(bytes)
+        case 7:
+            HomeKitFuzzTargets.pairVerify(bytes)
         default:
             // A line on the local socket or a control extension's stdin.
             _ = ControlLineProtocol.decodeCommand(Substring(String(decoding: bytes, as: UTF8.self)))

@@ -83,6 +83,7 @@ enum Aiohomekit {
         return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../Fixtures/HomeKit/aiohomekit-pair.py").standardized.path
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures/HomeKit").standardized.path
+    static let script = folder + "/aiohomekit-pair.py"
 }

@@ -175,6 +175,10 @@ final class LockedPairingStore: PairingStore, @unchecked Sendable {
         }
     }
 
+    func remove(identifier: [UInt8]) {
+        lock.withLock { stored.removeAll { $0.identifier == identifier } }
+    }
+
     var failedPairSetupAttempts: Int {
         get { lock.withLock { failures } }
         set { lock.withLock { failures = newValue } }

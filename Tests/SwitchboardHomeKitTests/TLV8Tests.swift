@@ -27,6 +27,17 @@ import Testing
         #expect(decoded.splitAtSeparators() == [TLV8([.init(1, first)]), TLV8([.init(1, [2])])])
     }
 
+    @Test func itemsOfTheSameTypeAfterAFullFragmentStaySeparate() throws {
+        // Found by the fuzzer: a 255-byte item, then another of its type (decoded from an empty
+        // fragment between them) must not merge when encoded again.
+        let decoded = try TLV8(decoding: [0, 255] + [UInt8](repeating: 7, count: 255) + [0, 0, 0, 2, 8, 9])
+        #expect(decoded.items == [.init(0, [UInt8](repeating: 7, count: 255)), .init(0, [8, 9])])
+        #expect(try TLV8(decoding: decoded.encoded()) == decoded)
+        let fuzzed: [UInt8] = [0, 255] + [UInt8](repeating: 1, count: 255) + [0, 0, 0, 255] + [UInt8](repeating: 2, count: 255) + [0, 0, 0, 1, 3]
+        let items = try TLV8(decoding: fuzzed)
+        #expect(try TLV8(decoding: items.encoded()) == items)
+    }
+
     @Test func emptyValueIsOneEmptyItem() throws {
         #expect(TLV8([.init(0xFF, [])]).encoded() == [0xFF, 0])
         #expect(try TLV8(decoding: [0xFF, 0]).items == [.init(0xFF, [])])

@@ -9,6 +9,10 @@ final class InMemoryPairingStore: PairingStore {
         pairings.removeAll { $0.identifier == pairing.identifier }
         pairings.append(pairing)
     }
+
+    func remove(identifier: [UInt8]) {
+        pairings.removeAll { $0.identifier == identifier }
+    }
 }
 
 /// A HomeKit controller's side of pair-setup and pair-verify, written from the specification's

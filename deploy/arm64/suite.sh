@@ -8,7 +8,8 @@
 #   deploy/arm64/suite.sh [ci|full|SUITE...]
 #
 #   ci      (default, or SWITCHBOARD_ARM64_SUITE=ci) the suites that fit a CI run: the MQTT round
-#           trip, extension hosting, the fleet, the CLI against a daemon and the README's tour
+#           trip, extension hosting, the fleet, the CLI against a daemon, the README's tour and
+#           HomeKit's cryptography, TLV8, pairing and frames
 #   full    (or SWITCHBOARD_ARM64_SUITE=full) every suite of the bundle
 #   SUITE   suites by name (MQTTEndToEndTests, or Module.Suite)
 #   parallel   every suite in one process, in parallel, as `swift test` runs them (under the same
@@ -37,8 +38,10 @@ export time_scale
 bin=${SWITCHBOARD_ARM64_BIN:-$repository/.build-arm64-trixie/aarch64-unknown-linux-gnu/debug}
 bundle=$bin/SwitchboardPackageTests.xctest
 # The suites a CI run holds: the MQTT round trip, extension hosting, the fleet, the CLI against a
-# real daemon, the README's tour and run command.
-ci_suites=(MQTTEndToEndTests ExtensionHostingTests FleetTests DaemonEndToEndTests ReadmeExampleTests)
+# real daemon, the README's tour and run command, and HomeKit's suites that need no Python (the
+# known-answer tests of its cryptography, TLV8, pair-setup and pair-verify, the session frames).
+ci_suites=(MQTTEndToEndTests ExtensionHostingTests FleetTests DaemonEndToEndTests ReadmeExampleTests
+    CryptoKnownAnswerTests SRPKnownAnswerTests TLV8Tests PairSetupTests PairVerifyTests HAPFrameTests)
 
 ((EUID == 0)) || { echo "suite.sh: the arm64 libraries are mounted in a namespace of its own: run it as root (sudo)" >&2; exit 2; }
 [[ -x $bundle ]] || { echo "suite.sh: no arm64 test bundle at $bundle; build it with deploy/arm64/build.sh trixie debug" >&2; exit 2; }

@@ -32,12 +32,15 @@ root=$(deploy/debian13/root.sh)
 in_root() { deploy/debian13/run.sh "$root" "$@"; }
 in_root bash deploy/lib/versions.sh "switchboard Debian 13"
 
+# aiohomekit on the root's Python 3.13, for AiohomekitPairingTests (cached in the root).
+aiohomekit_python=$(deploy/homekit/aiohomekit-venv.sh "$root")
+
 stage "Debian 13: build (Debian's Swift)"
 in_root swift build --build-tests --scratch-path .build-debian13 -Xswiftc -warnings-as-errors
 
 stage "Debian 13: suite"
 log=.build-debian13/suite.log
 # The kernel GPIO tests need gpio-sim: deploy/hil/test.sh runs them in the VM, in this root.
-in_root swift test --skip-build --scratch-path .build-debian13 --skip 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
+in_root -e "SWITCHBOARD_AIOHOMEKIT_PYTHON=$aiohomekit_python" swift test --skip-build --scratch-path .build-debian13 --skip 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
 tests_ran "$log" ||
     { echo "switchboard Debian 13: no tests ran" >&2; exit 1; }

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension SystemCall {
+    /// A listening IPv4 TCP socket, close-on-exec (`socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC)`,
+    /// `SO_REUSEADDR`, `bind`, `listen`), on the loopback address when `loopbackOnly`, else on every
+    /// address; port 0 picks a free one. Returns the descriptor and the port it listens on.
+    public static func tcpListener(port: UInt16, loopbackOnly: Bool, backlog: CInt = 64) throws(Errno) -> (descriptor: CInt, port: UInt16) {
+        let descriptor = try checking { socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }
+        do throws(Errno) {
+            var yes: CInt = 1
+            _ = try checking { setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<CInt>.size)) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = (loopbackOnly ? INADDR_LOOPBACK : INADDR_ANY).bigEndian
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = try checking {
+                withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) } }
+            }
+            _ = try checking { Glibc.listen(descriptor, backlog) }
+            _ = try checking {
+                withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+            }
+            return (descriptor, UInt16(bigEndian: address.sin_port))
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+}
+
+extension SystemCall {
+    /// Bounds how long a blocking send on a socket waits for the peer (`SO_SNDTIMEO`); a send
+    /// that times out fails with ``Errno/wouldBlock``.
+    public static func setSendTimeout(_ descriptor: CInt, _ timeout: Duration) throws(Errno) {
+        let (seconds, attoseconds) = timeout.components
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        _ = try checking { setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import SwitchboardHomeKit
+import SwitchboardSupport
+import SwitchboardTesting
+import Testing
+
+/// The HAP accessory server with the test bridge, on loopback, driven by aiohomekit (PyPI; Home
+/// Assistant's HomeKit Controller library) and by hostile raw TCP clients.
+@Suite(.timeLimit(.minutes(2)))
+struct HAPServerTests {
+    let bridge = TestBridge()
+    let store = InMemoryPairingStore()
+    let server: HAPServer
+
+    init() throws {
+        let accessory = AccessoryIdentity(pairingIdentifier: "0E:4C:7A:11:9B:D2", longTermKey: try Ed25519PrivateKey())
+        server = try HAPServer(loopbackOnly: true, accessory: accessory, setupCode: try SetupCode("031-45-154"),
+                               store: store, database: bridge)
+    }
+
+    /// Runs the server while `body` runs.
+    func serving<T>(_ body: () async throws -> T) async throws -> T {
+        let server = self.server
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        return try await body()
+    }
+
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
+    func aiohomekitPairsReadsWritesSubscribesAndManagesPairings() async throws {
+        let python = try #require(Aiohomekit.python)
+        let marker = NSTemporaryDirectory() + "hap-subscribed-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let script = Aiohomekit.folder + "/aiohomekit-session.py"
+        let port = server.port
+        let result = try await serving {
+            async let run = onThread { ChildProcess.runBlocking(python, [script, "127.0.0.1", String(port), "031-45-154", marker]) }
+            // Once aiohomekit subscribed, the outlet changes on the accessory's side.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            bridge.set(TestBridge.outletOn, .bool(true))
+            return try await run
+        }
+        #expect(result.status == 0, "aiohomekit-session.py: \(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").last, "aiohomekit-session.py printed nothing: \(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        // aiohomekit's model found the Switch (49) and the Outlet (47).
+        #expect(seen["services"] as? [String] == ["2:00000049-0000-1000-8000-0026BB765291", "3:00000047-0000-1000-8000-0026BB765291"])
+        #expect(json(seen["before"]) == #"{"characteristics":[{"aid":2,"iid":9,"value":false},{"aid":3,"iid":9,"value":false}]}"#)
+        #expect(json(seen["write"]) == "{}")
+        #expect(json(seen["after"]) == #"{"characteristics":[{"aid":2,"iid":9,"value":true}]}"#)
+        #expect(bridge.value(TestBridge.switchOn) == .bool(true))
+        #expect(json(seen["writeReadOnly"]) == #"{"characteristics":[{"aid":3,"iid":10,"status":-70404}]}"#)
+        #expect(json(seen["readMissing"]) == #"{"characteristics":[{"aid":2,"iid":9,"status":0,"value":true},{"aid":9,"iid":9,"status":-70409}]}"#)
+        #expect(json(seen["subscribe"]) == "{}")
+        #expect(json(seen["events"]) == #"[{"characteristics":[{"aid":3,"iid":9,"value":true}]}]"#, "events: \(json(seen["events"]))")
+        let controller = try #require(seen["controller"] as? String)
+        let second = try #require(seen["secondController"] as? String)
+        #expect(json(seen["added"]) == #"[[6,"02"]]"#)
+        #expect(json(seen["listed"]) == json([["identifier": controller, "admin": true], ["identifier": second, "admin": false]]))
+        #expect(json(seen["removed"]) == #"[[6,"02"]]"#)
+        #expect(json(seen["listedAfter"]) == json([["identifier": controller, "admin": true]]))
+        #expect(store.pairings.map { String(decoding: $0.identifier, as: UTF8.self) } == [controller])
+        #expect(seen["oversizedFrameClosed"] as? Bool == true)
+        #expect(json(seen["afterOversizedFrame"]) == #"{"characteristics":[{"aid":2,"iid":9,"value":true}]}"#)
+        #expect(seen["identifyWhilePaired"] as? Int == 400)
+        #expect(bridge.identifyCount == 0)
+    }
+
+    @Test func hostileClientsLeaveTheServerServing() async throws {
+        let server = self.server, bridge = self.bridge
+        // The clients block on their sockets: they run on a thread, and the answers are checked here.
+        let answers = try await serving { try await onThread { () -> [String: String] in
+            var answers: [String: String] = [:]
+            // Garbage before pairing: 400, then the connection ends.
+            let garbage = try RawClient(port: server.port)
+            try garbage.send(Array("\u{01}\u{02}GARBAGE\r\n\r\n".utf8))
+            answers["garbage"] = garbage.readAll()
+            // A body and headers too large: 413.
+            let large = try RawClient(port: server.port)
+            try large.send(Array("POST /pair-setup HTTP/1.1\r\nContent-Length: 10000000\r\n\r\n".utf8))
+            answers["large"] = large.readAll()
+            let headers = try RawClient(port: server.port)
+            try headers.send(Array(("GET /accessories HTTP/1.1\r\nX: " + String(repeating: "a", count: 9000)).utf8))
+            answers["headers"] = headers.readAll()
+            // Before pair-verify nothing but pairing and identify: 470.
+            let early = try RawClient(port: server.port)
+            try early.send(Array("GET /accessories HTTP/1.1\r\nContent-Length: 0\r\n\r\n".utf8))
+            answers["early"] = try early.readResponse()
+            // 50 unpaired connections at once; the server still answers pair-setup's M1 and identify.
+            let flood = try (0..<50).map { _ in try RawClient(port: server.port) }
+            let client = try RawClient(port: server.port)
+            let m1: [UInt8] = [0x06, 0x01, 0x01, 0x00, 0x01, 0x00]
+            try client.send(Array("POST /pair-setup HTTP/1.1\r\nContent-Length: \(m1.count)\r\n\r\n".utf8) + m1)
+            answers["m1"] = try client.readResponse()
+            try client.send(Array("POST /identify HTTP/1.1\r\nContent-Length: 0\r\n\r\n".utf8))
+            answers["identify"] = try client.readResponse()
+            answers["connections"] = String(server.connectionCount)
+            withExtendedLifetime(flood) {}
+            return answers
+        } }
+        #expect(answers["garbage"]?.hasPrefix("HTTP/1.1 400") == true, "\(answers["garbage"] ?? "")")
+        #expect(answers["large"]?.hasPrefix("HTTP/1.1 413") == true, "\(answers["large"] ?? "")")
+        #expect(answers["headers"]?.hasPrefix("HTTP/1.1 413") == true, "\(answers["headers"] ?? "")")
+        #expect(answers["early"]?.hasPrefix("HTTP/1.1 470") == true, "\(answers["early"] ?? "")")
+        #expect(answers["m1"]?.hasPrefix("HTTP/1.1 200") == true, "\(answers["m1"]?.prefix(80) ?? "")")
+        #expect(answers["identify"]?.hasPrefix("HTTP/1.1 204") == true)
+        #expect(bridge.identifyCount == 1)
+        #expect(Int(answers["connections"] ?? "") ?? 0 >= 51)
+    }
+}
+
+/// Runs blocking work (a child process, blocking sockets) on a thread of its own, off the
+/// concurrency pool, which the server's `run()` needs.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// A JSON text with sorted keys, to compare what the script printed.
+func json(_ value: Any?) -> String {
+    guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else { return "nil" }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// A plain TCP client on loopback (an attacker's or a careless controller's).
+final class RawClient {
+    let descriptor: CInt
+
+    init(port: UInt16) throws {
+        descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(descriptor); throw ControllerError("connect to 127.0.0.1:\(port): errno \(errno)") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ bytes: [UInt8]) throws {
+        try SystemCall.writeAll(bytes, to: descriptor, isSocket: true)
+    }
+
+    /// Everything until the server closes (or 10 s pass).
+    func readAll() -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while let count = try? SystemCall.read(descriptor, into: &buffer), count > 0 { bytes += buffer.prefix(count) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// One response, by its Content-Length.
+    func readResponse() throws -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let length = text[..<end.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if bytes.count >= text[..<end.upperBound].utf8.count + length { return text }
+            }
+            let count = try SystemCall.read(descriptor, into: &buffer)
+            guard count > 0 else { return text }
+            bytes += buffer.prefix(count)
+        }
+    }
+}
