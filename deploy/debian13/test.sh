@@ -41,6 +41,6 @@ in_root swift build --build-tests --scratch-path .build-debian13 -Xswiftc -warni
 stage "Debian 13: suite"
 log=.build-debian13/suite.log
 # The kernel GPIO tests need gpio-sim: deploy/hil/test.sh runs them in the VM, in this root.
-in_root -e "SWITCHBOARD_AIOHOMEKIT_PYTHON=$aiohomekit_python" swift test --skip-build --scratch-path .build-debian13 --skip 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
+deploy/debian13/run.sh -e "SWITCHBOARD_AIOHOMEKIT_PYTHON=$aiohomekit_python" "$root" swift test --skip-build --scratch-path .build-debian13 --skip 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
 tests_ran "$log" ||
     { echo "switchboard Debian 13: no tests ran" >&2; exit 1; }
