@@ -27,7 +27,11 @@ if (($# == 0)); then
     mkdir -p "$(dirname "$venv")"
     echo "switchboard: installing aiohomekit $version into $venv" >&2
     python3 -m venv "$venv"
-    PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --no-cache-dir --quiet "aiohomekit==$version" >&2
+    # The venv's pip trusts its own certificates, not the machine's: give it the machine's bundle
+    # (which may hold a proxy's CA), as the Debian 13 root's venv below gets it.
+    certificates=()
+    [[ -f /etc/ssl/certs/ca-certificates.crt ]] && certificates=(PIP_CERT=/etc/ssl/certs/ca-certificates.crt)
+    env "${certificates[@]}" PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --no-cache-dir --quiet "aiohomekit==$version" >&2
     touch "$venv/.switchboard-ready-$version"
     echo "$venv/bin/python"
     exit 0
