@@ -64,10 +64,11 @@ struct CommandFloodTests {
         let answer = await results.waitFor("\(Self.base)/controls/fan/result", timeout: .seconds(60))
         let roundTrip = ContinuousClock.now - sent
         #expect(answer?.text?.contains(#""outcome":"performed""#) == true, "\(answer?.text ?? "no answer")")
-        // Under a sanitizer, with the whole suite running beside it, every program is several times
-        // slower (2.5 s seen under ThreadSanitizer, 0.13 s alone): the limit there is 5 s, still
-        // far below what one event per flooded command took (7.7 s natively).
-        #expect(roundTrip < .seconds(Sanitizers.active ? 5 : 1), "the fan's command took \(roundTrip) after the porch's flood")
+        // With the whole suite running beside it every program is slower, and more so on a loaded
+        // machine or under a sanitizer (1.09 s seen natively beside another build, 2.5 s under
+        // ThreadSanitizer, 0.13 s alone): the limits, 3 s natively and 5 s under a sanitizer, stay
+        // well below what one event per flooded command took (7.7 s natively).
+        #expect(roundTrip < .seconds(Sanitizers.active ? 5 : 3), "the fan's command took \(roundTrip) after the porch's flood")
 
         // Every command is accounted for in the outcome events: those performed, and those
         // superseded, counted. The flood is over once all are.
