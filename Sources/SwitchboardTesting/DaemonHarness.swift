@@ -99,14 +99,9 @@ public final class DaemonHarness: @unchecked Sendable {
         await ChildProcess.run(path, arguments, environment: ["NO_COLOR": "1"])
     }
 
-    /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
+    /// Waits until `condition` holds, checking every 20 ms, for at most `timeout` (``eventually(within:every:_:)``).
     public func waitUntil(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { break }
-        }
-        return await condition()
+        await eventually(within: timeout, condition)
     }
 }
 

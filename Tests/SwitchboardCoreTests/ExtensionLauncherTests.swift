@@ -49,21 +49,12 @@ struct ExtensionLauncherTests {
         }
 
         /// The launcher's exit status once it has exited within `seconds`; nil if it is still running.
-        /// It looks once more after the deadline: a test task that resumes late (the cooperative
-        /// pool busy with other tests on a loaded machine) still sees an exit that came in time.
         func exitStatus(within seconds: Double) async -> Int32? {
             guard let pid else { return nil }
-            let deadline = Date().addingTimeInterval(seconds)
             var status: Int32 = 0
-            while true {
-                let lastLook = Date() >= deadline
-                if waitpid(pid, &status, WNOHANG) == pid {
-                    self.pid = nil
-                    return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                }
-                if lastLook { return nil }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
+            guard await eventually(within: .seconds(seconds), { waitpid(pid, &status, WNOHANG) == pid }) else { return nil }
+            self.pid = nil
+            return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         }
 
         var log: String { (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? "" }
@@ -86,17 +77,12 @@ struct ExtensionLauncherTests {
 
     /// Whether a process is gone (not even a zombie left), waiting up to `seconds`.
     func gone(_ pid: pid_t, within seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            // Once more after the deadline, as exitStatus(within:) does.
-            let lastLook = Date() >= deadline
-            do { try SystemCall.kill(pid, 0) } catch .noSuchProcess { return true } catch {}
+        await eventually(within: .seconds(seconds)) {
             // A zombie of ours is gone once reaped; one of another parent's is reaped by it.
             var status: Int32 = 0
             _ = waitpid(pid, &status, WNOHANG)
-            do { try SystemCall.kill(pid, 0) } catch .noSuchProcess { return true } catch {}
-            if lastLook { return false }
-            try? await Task.sleep(for: .milliseconds(20))
+            do throws(Errno) { try SystemCall.kill(pid, 0) } catch .noSuchProcess { return true } catch {}
+            return false
         }
     }
 

@@ -60,17 +60,11 @@ struct SystemdExtensionHostingTests {
 
         /// Whether every launcher has exited (reaping them) within `seconds`.
         func allExited(within seconds: Double) async -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while true {
-                // Once more after the deadline: a late resumption still sees exits that came in time.
-                let lastLook = Date() >= deadline
-                let running = launched.withLock { pids -> Int in
+            await eventually(within: .seconds(seconds), every: .milliseconds(50)) {
+                launched.withLock { pids -> Int in
                     pids.removeAll { pid in var status: Int32 = 0; return waitpid(pid, &status, WNOHANG) == pid }
                     return pids.count
-                }
-                if running == 0 { return true }
-                if lastLook { return false }
-                try? await Task.sleep(for: .milliseconds(50))
+                } == 0
             }
         }
 
