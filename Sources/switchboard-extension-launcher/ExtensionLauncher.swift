@@ -123,7 +123,11 @@ struct ExtensionLauncher {
             }
             if watched[1].revents != 0 {
                 let status = Self.exitStatus(reader)
-                log("extension \(id) \(Self.describe(status))")
+                // An extension reads the same connection: when the daemon's end closes it often
+                // ends by itself before this loop wakes. Say which came first.
+                var connection = [pollfd(fd: 0, events: SystemCalls.pollReadHangUp, revents: 0)]
+                let closed = watched[0].revents != 0 || ((try? SystemCall.poll(&connection, timeout: 0)) ?? 0) > 0 && connection[0].revents != 0
+                log(closed ? "extension \(id): the daemon's end closed; it \(Self.describe(status)) by itself" : "extension \(id) \(Self.describe(status))")
                 // Whatever it left behind in its group goes with it.
                 try? SystemCall.kill(-child, SIGKILL)
                 return (status >> 8) & 0xff == 0 && status & 0x7f == 0 ? 0 : 1
