@@ -101,6 +101,30 @@ struct DefaultLabelFan: ControlWidget {
     }
 }
 
+/// A toggle whose display name is not its title, as the Action button's documentation shows.
+struct HallLightswitch: ControlWidget {
+    var body: some ControlWidgetConfiguration {
+        StaticControlConfiguration(kind: "com.example.lightswitch") {
+            ControlWidgetToggle(isOn: FanState.isOn, action: SetFanRunning()) {
+                Label("Hall Switch", systemImage: "lightswitch.on")
+            }
+        }
+        .displayName("Lightswitch")
+    }
+}
+
+/// A button whose display name is not its label's title.
+struct PerformActionButton: ControlWidget {
+    var body: some ControlWidgetConfiguration {
+        StaticControlConfiguration(kind: "com.example.perform-action") {
+            ControlWidgetButton(action: OpenTrunkIntent()) {
+                Label("Go", systemImage: "checkmark.circle")
+            }
+        }
+        .displayName("Perform Action")
+    }
+}
+
 /// `init(_:isOn:action:valueLabel:)` with a literal title, disabled by `disabled(_:)` while the
 /// fan is on.
 struct LockableFan: ControlWidget {
@@ -216,6 +240,17 @@ struct AppleControlsAPITests {
         #expect(on.value == true)
         #expect(on.valueText == "On")
         #expect(on.actionHint == "Hold to Turn Off Attic Fan")
+    }
+
+    @Test func theDefaultHintNamesAControlByItsDisplayName() async throws {
+        let toggle = try await placed(HallLightswitch.self)
+        let off = try await toggle.presentation(of: "placed")
+        #expect(off.title == "Hall Switch")
+        #expect(off.actionHint == "Hold to Turn On Lightswitch")
+        let button = try await placed(PerformActionButton.self)
+        #expect(try await button.presentation(of: "placed").actionHint == "Hold for Perform Action")
+        // Without a display name of its own, the title names it.
+        #expect(try await placed(DefaultLabelFan.self).presentation(of: "placed").actionHint == "Hold to Turn On Attic Fan")
     }
 
     @Test func disabledTemplateShowsButRefusesToPerform() async throws {

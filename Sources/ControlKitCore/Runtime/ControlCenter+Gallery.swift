@@ -28,7 +28,8 @@ extension ControlCenter {
             if let snapshot = try? await definition.render(.preview, configuration: [:]) {
                 presentation = PresentationRules.presentation(
                     of: snapshot, placement: preview, displayName: name,
-                    isLocked: false, showsStatus: false, stale: false
+                    isLocked: false, showsStatus: false, stale: false,
+                    ownDisplayName: definition.hintName
                 )
                 presentation.tint = nil
                 presentation.needsConfiguration = definition.isConfigurable && definition.promptsForUserConfiguration

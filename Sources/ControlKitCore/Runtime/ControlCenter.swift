@@ -362,7 +362,8 @@ public actor ControlCenter {
         let showsStatus = control.statusUntil.map { clock.now < $0 } ?? false
         return PresentationRules.presentation(
             of: snapshot, placement: control.placement, displayName: name,
-            isLocked: isLocked, showsStatus: showsStatus, requested: control.statusRequested, stale: control.stale
+            isLocked: isLocked, showsStatus: showsStatus, requested: control.statusRequested, stale: control.stale,
+            ownDisplayName: definitions[control.placement.kind]?.hintName
         )
     }
 

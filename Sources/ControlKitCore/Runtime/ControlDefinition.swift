@@ -14,6 +14,11 @@ public struct ControlDefinition: Sendable {
     public let displayName: String?
     /// The description set with `description(_:)`.
     public let description: String?
+    /// The name the default action hint gives the control: its own display name, as the Action
+    /// button names a control ("Hold to Turn On Lightswitch"). A configurable control has none:
+    /// its title names what its configuration chose ("Hold to Turn On Porch Light" beside "Hold to
+    /// Turn On Kitchen Light"), which one display name for all of them would not tell apart.
+    public var hintName: String? { isConfigurable ? nil : displayName }
     /// Whether placing the control asks for a configuration first.
     public let promptsForUserConfiguration: Bool
     /// Whether the control has configuration parameters.

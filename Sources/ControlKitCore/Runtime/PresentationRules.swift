@@ -10,27 +10,33 @@ public enum PresentationRules {
     /// - A hint set with `controlWidgetActionHint(_:)` on the target state's label: "Hold to <hint>"
     ///   ("Hold to Start").
     /// - Else a value text on the target state's label: "Hold for <text>" ("Hold for Running").
-    /// - Else, for a toggle: "Hold to Turn On <title>" / "Hold to Turn Off <title>"; the title is
-    ///   included because "Turn On" alone does not say what ("Hold to Turn On Porch Light").
-    /// - A button's own hint: "Hold to <hint>"; an `OpenIntent` button: "Hold to Open <title>";
-    ///   any other button: "Hold for <title>".
-    public static func actionHint(for snapshot: TemplateSnapshot) -> String {
+    /// - Else, for a toggle: "Hold to Turn On <display name>" / "Hold to Turn Off <display name>";
+    ///   the control is named because "Turn On" alone does not say what, and by its display name
+    ///   as the Action button's settings name it ("Hold to Turn On Lightswitch" for a toggle titled
+    ///   "Hall Switch" with `.displayName("Lightswitch")`).
+    /// - A button's own hint: "Hold to <hint>"; an `OpenIntent` button: "Hold to Open <display
+    ///   name>"; any other button: "Hold for <display name>" ("Hold for Perform Action").
+    ///
+    /// `displayName` is the control's `.displayName(_:)` (its bundle's name when it sets none);
+    /// without one, the title names it.
+    public static func actionHint(for snapshot: TemplateSnapshot, displayName: String? = nil) -> String {
+        let name = displayName ?? snapshot.title
         switch snapshot.style {
         case .toggle(let isOn, let on, let off):
             let target = isOn ? off : on
             if let hint = target.actionHint { return "Hold to \(hint)" }
             if let text = target.text { return "Hold for \(text)" }
-            return "Hold to Turn \(isOn ? "Off" : "On") \(snapshot.title)"
+            return "Hold to Turn \(isOn ? "Off" : "On") \(name)"
         case .button(let label):
             if let hint = label.actionHint { return "Hold to \(hint)" }
-            if snapshot.action.opensTarget { return "Hold to Open \(snapshot.title)" }
-            return "Hold for \(snapshot.title)"
+            if snapshot.action.opensTarget { return "Hold to Open \(name)" }
+            return "Hold for \(name)"
         }
     }
 
     /// The hint shown while a privacy-sensitive control is redacted: it must not reveal the state,
-    /// so it names the control only.
-    public static func redactedActionHint(title: String) -> String { "Hold for \(title)" }
+    /// so it names the control only, by its display name.
+    public static func redactedActionHint(displayName: String) -> String { "Hold for \(displayName)" }
 
     /// What a placement shows for a snapshot.
     ///
@@ -43,6 +49,9 @@ public enum PresentationRules {
     ///   door asked to open says "Opening…" while its contact still says closed.
     /// - While locked, a privacy-sensitive control hides its state: no value, value text, tint or
     ///   status, the off state's symbol, and a hint that names the control only.
+    ///
+    /// `ownDisplayName` is the display name that names the control in the action hint
+    /// (``ControlDefinition/hintName``); without one the title does.
     public static func presentation(
         of snapshot: TemplateSnapshot,
         placement: ControlPlacement,
@@ -50,7 +59,8 @@ public enum PresentationRules {
         isLocked: Bool,
         showsStatus: Bool,
         requested: Bool? = nil,
-        stale: Bool
+        stale: Bool,
+        ownDisplayName: String? = nil
     ) -> ControlPresentation {
         let label = snapshot.currentLabel
         let statusLabel: ResolvedLabel
@@ -63,7 +73,7 @@ public enum PresentationRules {
             space: placement.space, size: placement.size, displayName: displayName,
             title: snapshot.title, value: snapshot.isOn, valueText: nil, symbol: label.symbol,
             tint: nil, status: (showsStatus ? statusLabel.status : nil) ?? snapshot.standingStatus,
-            actionHint: actionHint(for: snapshot), stale: stale, disabled: snapshot.isDisabled
+            actionHint: actionHint(for: snapshot, displayName: ownDisplayName), stale: stale, disabled: snapshot.isDisabled
         )
         switch snapshot.style {
         case .toggle(let isOn, _, let off):
@@ -75,7 +85,7 @@ public enum PresentationRules {
                 presentation.tint = nil
                 presentation.status = nil
                 presentation.symbol = off.symbol
-                presentation.actionHint = redactedActionHint(title: snapshot.title)
+                presentation.actionHint = redactedActionHint(displayName: ownDisplayName ?? snapshot.title)
                 presentation.redacted = true
             }
         case .button:

@@ -23,6 +23,7 @@ extension ConfigurationLoader {
         let deviceClass = reader.string("deviceClass", &problems)
         if let deviceClass, deviceClass.isEmpty || !deviceClass.utf8.allSatisfy({ ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "_") }) {
             problems.append(ConfigurationProblem(reader.child("deviceClass"), "\"\(deviceClass)\" is not a Home Assistant device class (lower-case letters and \"_\", such as \"outlet\" or \"door\")"))
+            return nil
         }
         return deviceClass
     }
@@ -35,8 +36,16 @@ extension ConfigurationLoader {
             if placement.space != .controlCenter {
                 problems.append(ConfigurationProblem(path, "only Control Center placements are Home Assistant entities; move the block to the control's Control Center placement"))
             }
-            if let component = settings.component, component != .switch, configuration.control(placement.control)?.template == .button {
+            let isButton = configuration.control(placement.control)?.template == .button
+            if let component = settings.component, component != .switch, isButton {
                 problems.append(ConfigurationProblem(path + ".component", "\"\(placement.control)\" is a button, which Home Assistant shows as a button; \"\(component.rawValue)\" is for toggles"))
+            } else if let deviceClass = settings.deviceClass, let control = configuration.control(placement.control) {
+                // A control of a Swift bundle is not known here: only devices.json's are checked.
+                let isButton = control.template == .button
+                let entity: HomeAssistantDeviceClasses.Entity = isButton ? .button : (HomeAssistantDeviceClasses.Entity(rawValue: (settings.component ?? .switch).rawValue) ?? .switch)
+                if let problem = HomeAssistantDeviceClasses.problem(deviceClass, for: entity) {
+                    problems.append(ConfigurationProblem(path + ".deviceClass", problem))
+                }
             }
         }
     }

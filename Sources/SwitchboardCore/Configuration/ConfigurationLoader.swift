@@ -198,6 +198,9 @@ public enum ConfigurationLoader {
         let restore: DeviceSettings.Restore = ownsNoState ? .off : (reader.choice("restore", default: .last, &problems) ?? .last)
         let shutdown: DeviceSettings.Shutdown = ownsNoState ? .keep : (reader.choice("onShutdown", default: .keep, &problems) ?? .keep)
         let deviceClass = kind == .input ? readDeviceClass(&reader, &problems) : nil
+        if let deviceClass, let problem = HomeAssistantDeviceClasses.problem(deviceClass, for: .binarySensor) {
+            problems.append(ConfigurationProblem(reader.child("deviceClass"), problem))
+        }
         reader.finish(&problems)
         guard let kind else { return nil }
         return DeviceSettings(id: id, name: name, kind: kind, gpio: gpio, pulse: pulse, restore: restore, onShutdown: shutdown, mqtt: mqtt, remote: remote, deviceClass: deviceClass)
