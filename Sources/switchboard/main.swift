@@ -350,7 +350,28 @@ case "check":
     let file = argument("a devices.json path")
     finishArguments()
     do {
-        let configuration = try ConfigurationLoader.load(file: file)
+        // Controls of a Swift bundle compiled into the daemon, or of its control extensions, are
+        // not in the file: the running daemon's gallery names them. Without a daemon to ask, a
+        // file that lists extensions may place kinds it does not declare (they are said below).
+        let running = (try? client.send(ControlCommand(.gallery)))?.gallery?.map(\.kind)
+        let lenient = try ConfigurationLoader.load(file: file, swiftKinds: running ?? [], allowsUnknownKinds: true)
+        let configuration: SwitchboardConfiguration
+        var unverified: [String] = []
+        if running == nil, !lenient.extensions.isEmpty {
+            configuration = lenient
+            unverified = lenient.placements.filter { lenient.control($0.control) == nil }.map(\.control)
+        } else {
+            do {
+                configuration = try ConfigurationLoader.load(file: file, swiftKinds: running ?? [])
+            } catch var error as ConfigurationError where running == nil {
+                // Say where a Swift control's kind could come from.
+                error.problems = error.problems.map { problem in
+                    guard problem.message.contains("is not a control") else { return problem }
+                    return ConfigurationProblem(problem.path, problem.message + "; a control compiled into the daemon is known once it runs: start it, then check again (check asks it)")
+                }
+                throw error
+            }
+        }
         // The daemon's own chip opener: the chips are found as switchboardd finds them.
         var chips = OpenChips()
         var warnings = 0
@@ -383,6 +404,11 @@ case "check":
         }
         if !problems.isEmpty { throw ConfigurationError(file: file, problems: problems) }
         try ConfigurationLoader.validateLines(configuration, chips: chips.chips, locations: chips.locations, file: file)
+        for kind in Set(unverified).sorted() {
+            warnings += 1
+            let names = configuration.extensions.map(\.id).joined(separator: ", ")
+            FileHandle.standardError.write(Data("switchboard: warning: \"\(kind)\" is placed but not declared in the file: it must be a control of an extension (\(names)); switchboardd checks that when they list their controls (run check while it runs to have it asked)\n".utf8))
+        }
         print("\(file): valid: node \(configuration.node), \(configuration.devices.count) devices, \(configuration.controls.count) controls, \(configuration.placements.count) placements\(simulate ? " (simulated chips)" : "")\(warnings > 0 ? "; \(warnings) warning\(warnings == 1 ? "" : "s") above" : "")")
     } catch {
         fail(String(describing: error), .invalid)
