@@ -42,7 +42,7 @@ public final class NodeRuntime: Sendable {
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip], persisted: PersistedState,
         stateFile: StateFile?, extraControls: [ControlDefinition] = [], handover: LineHandover = .none,
-        mqttConnection: MQTTBridge.Handover? = nil, log: Log, problems: @escaping @Sendable () -> [String] = { [] },
+        remembering known: RemoteKnowledge = .none, mqttConnection: MQTTBridge.Handover? = nil, log: Log, problems: @escaping @Sendable () -> [String] = { [] },
         clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         self.configuration = configuration
@@ -50,7 +50,7 @@ public final class NodeRuntime: Sendable {
         self.log = log
         self.problems = problems
         self.clock = AnyClock(clock)
-        hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, handover: handover, clock: clock)
+        hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, handover: handover, remembering: known, clock: clock)
         do {
             autoOff = AutoOffService(clock: clock)
             center = ControlCenter(clock: clock, bundleName: configuration.node)

@@ -278,7 +278,7 @@ public final class SwitchboardDaemon: Sendable {
     /// Brings the node up on chips from ``openChips(for:)``.
     private func start(
         _ configuration: SwitchboardConfiguration, chips opened: OpenChips, stateFile: StateFile,
-        handover: LineHandover = .none, mqttConnection: MQTTBridge.Handover? = nil
+        handover: LineHandover = .none, remembering known: RemoteKnowledge = .none, mqttConnection: MQTTBridge.Handover? = nil
     ) async throws -> NodeRuntime {
         let (persisted, recovery) = stateFile.loadRecovering()
         if let recovery {
@@ -287,7 +287,7 @@ public final class SwitchboardDaemon: Sendable {
         }
         let runtime = try await NodeRuntime(
             configuration: configuration, chips: opened.chips, persisted: persisted, stateFile: stateFile,
-            extraControls: swiftControls + extensionDefinitions(for: configuration), handover: handover, mqttConnection: mqttConnection, log: log,
+            extraControls: swiftControls + extensionDefinitions(for: configuration), handover: handover, remembering: known, mqttConnection: mqttConnection, log: log,
             problems: { [warnings] in warnings.withLock { $0 } }
         )
         chips.withLock { $0 = opened }
@@ -358,18 +358,20 @@ public final class SwitchboardDaemon: Sendable {
         // Its tasks (a command being performed, a message being handled, an auto-off) end before
         // its lines are handed over or released: nothing is torn down under a task still using it.
         await old.servicesEnded()
+        // What the node knows of other systems' devices stays known where nothing changed them.
+        let known = old.hub.remoteKnowledge
         // Output lines stay requested throughout.
         let handover = old.shutdown(handingOverTo: configuration)
         defer { handover.releaseRest() }
         do {
-            let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover, mqttConnection: connection)
+            let runtime = try await start(configuration, chips: opened, stateFile: stateFile, handover: handover, remembering: known, mqttConnection: connection)
             setCurrent(runtime)
             log(.info, "reloaded: node \(configuration.node), \(configuration.controls.count) controls")
             return .reloaded(old.configuration.changes(to: configuration))
         } catch {
             log(.error, "the new configuration could not start: \(error); restoring the previous one")
             do {
-                let restored = try await start(old.configuration, chips: try openChips(for: old.configuration), stateFile: stateFile, handover: handover, mqttConnection: connection)
+                let restored = try await start(old.configuration, chips: try openChips(for: old.configuration), stateFile: stateFile, handover: handover, remembering: known, mqttConnection: connection)
                 setCurrent(restored)
                 return .kept("the new configuration could not start: \(error); the previous one runs again")
             } catch {

@@ -59,9 +59,13 @@ public final class DeviceHub: Sendable {
     /// its edges debounced on `clock` until ``inputWatcher`` runs. Nothing this hub requested
     /// stays requested if a request fails; handed-over lines stay with the handover.
     /// - Throws: ``GPIOError`` naming the device's line.
+    ///
+    /// Devices of other systems and other nodes start with what `known` (the previous
+    /// configuration's ``remoteKnowledge``) says of them when their settings did not change.
     public init(
         configuration: SwitchboardConfiguration, chips: [String: any GPIOChip],
         persisted: PersistedState, stateFile: StateFile?, handover: LineHandover = .none,
+        remembering known: RemoteKnowledge = .none,
         clock: some Clock<Duration> = ContinuousClock()
     ) throws {
         var outputs: [String: Output] = [:]
@@ -119,7 +123,13 @@ public final class DeviceHub: Sendable {
         self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.stateFile = stateFile
         self.flusher = stateFile.map { file in CoalescedAction(clock: clock) { file.flush() } }
-        self.state = Locked(State(persisted: persisted))
+        var state = State(persisted: persisted)
+        for device in configuration.devices {
+            guard let (value, unavailable) = known.carried(for: device) else { continue }
+            state.remote[device.id] = value
+            state.unavailable[device.id] = unavailable
+        }
+        self.state = Locked(state)
         self.clock = AnyClock(clock)
     }
 
@@ -267,6 +277,12 @@ public final class DeviceHub: Sendable {
             for id in interlock.devices { levels[id] = false }
         }
         return levels
+    }
+
+    /// What this hub knows of devices living elsewhere, for the next configuration's hub.
+    public var remoteKnowledge: RemoteKnowledge {
+        let (values, unavailable) = state.withLock { ($0.remote, $0.unavailable) }
+        return RemoteKnowledge(settings: settings, values: values, unavailable: unavailable)
     }
 
     /// Records a remote device's state from its state topic or presentation.
