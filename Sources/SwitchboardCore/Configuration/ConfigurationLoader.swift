@@ -39,7 +39,7 @@ public enum ConfigurationLoader {
         }
         let json: JSONValue
         do {
-            json = try JSONValue.parse(data)
+            json = try JSONValue.parseInWrittenOrder(data)
         } catch {
             if let syntax = JSONSyntax.firstError(in: data) {
                 throw ConfigurationError(file: file, problems: [ConfigurationProblem("", "is not valid JSON: line \(syntax.line), column \(syntax.column): expected \(syntax.expected)")])

@@ -1,6 +1,13 @@
-/// Where a JSON text first goes wrong, for messages: Foundation's decoder on Linux says only
-/// that the data is not valid JSON. A syntax check (no values are built), run only on text that
-/// failed to parse.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SwitchboardSupport
+
+/// A scan of JSON text without building values: where a text first goes wrong, for messages
+/// (Foundation's decoder on Linux says only that the data is not valid JSON), run only on text
+/// that failed to parse; and the order objects' members are written in (``keyOrder(in:)``).
 enum JSONSyntax {
     /// The first error: its line and column (from 1, columns counted in characters) and what was
     /// expected there.
@@ -20,6 +27,27 @@ enum JSONSyntax {
             return nil
         } catch let error as Failure {
             return Self.locate(error.offset, in: scanner.bytes, expected: error.expected)
+        } catch {
+            return nil
+        }
+    }
+
+    /// A step from a JSON value to one inside it.
+    enum PathComponent: Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// Each object's member names in the order they are written, by the object's path from the
+    /// top-level value; nil when the text is not valid JSON. (Foundation's decoder gives an
+    /// object's keys in an order of its own.)
+    static func keyOrder(in data: some Collection<UInt8>) -> [[PathComponent]: [String]]? {
+        var scanner = Scanner(bytes: Array(data))
+        scanner.recordsKeys = true
+        do {
+            scanner.skipSpace()
+            try scanner.value(depth: 0)
+            return scanner.orders
         } catch {
             return nil
         }
@@ -46,6 +74,10 @@ enum JSONSyntax {
     private struct Scanner {
         let bytes: [UInt8]
         var index = 0
+        /// Whether member names are kept, with ``path`` and ``orders``.
+        var recordsKeys = false
+        var path: [PathComponent] = []
+        var orders: [[PathComponent]: [String]] = [:]
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -83,11 +115,18 @@ enum JSONSyntax {
             while true {
                 skipSpace()
                 guard current == UInt8(ascii: "\"") else { throw fail("a member name in double quotes") }
+                let start = index
                 try string()
+                let name = recordsKeys ? Self.decodeString(bytes[start..<index]) : nil
                 skipSpace()
                 try expect(UInt8(ascii: ":"), "\":\" after the member name")
                 skipSpace()
+                if let name {
+                    orders[path, default: []].append(name)
+                    path.append(.key(name))
+                }
                 try value(depth: depth + 1)
+                if name != nil { path.removeLast() }
                 skipSpace()
                 if current == UInt8(ascii: ",") { index += 1; continue }
                 try expect(UInt8(ascii: "}"), "\",\" or \"}\" after a member")
@@ -99,14 +138,25 @@ enum JSONSyntax {
             index += 1
             skipSpace()
             if current == UInt8(ascii: "]") { index += 1; return }
+            var element = 0
             while true {
                 skipSpace()
+                if recordsKeys { path.append(.index(element)) }
                 try value(depth: depth + 1)
+                if recordsKeys { path.removeLast() }
+                element += 1
                 skipSpace()
                 if current == UInt8(ascii: ",") { index += 1; continue }
                 try expect(UInt8(ascii: "]"), "\",\" or \"]\" after an element")
                 return
             }
+        }
+
+        /// A string's text from its quoted bytes.
+        static func decodeString(_ quoted: ArraySlice<UInt8>) -> String {
+            let inner = quoted.dropFirst().dropLast()
+            if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
+            return (try? CheckedJSON.decode(String.self, from: Data(quoted))) ?? String(decoding: inner, as: UTF8.self)
         }
 
         mutating func string() throws {

@@ -12,7 +12,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case number(Double)
     case string(String)
     case array([JSONValue])
-    /// Keys in the order they were written.
+    /// Keys in the order they were written when parsed by ``parseInWrittenOrder(_:)``; in the
+    /// decoder's order otherwise.
     case object([(key: String, value: JSONValue)])
 
     public init(from decoder: any Decoder) throws {
@@ -92,9 +93,34 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// Parses JSON text.
+    /// Parses JSON text. An object's members come in the decoder's order, which is not the
+    /// text's: where the order means something, use ``parseInWrittenOrder(_:)``.
     public static func parse(_ data: Data) throws -> JSONValue {
         try CheckedJSON.decode(JSONValue.self, from: data)
+    }
+
+    /// Parses JSON text with every object's members in the order they are written (devices.json,
+    /// where a scene sets its devices in that order and problems are reported in it).
+    public static func parseInWrittenOrder(_ data: Data) throws -> JSONValue {
+        let value = try parse(data)
+        guard let orders = JSONSyntax.keyOrder(in: data) else { return value }
+        return value.ordered(by: orders, at: [])
+    }
+
+    private func ordered(by orders: [[JSONSyntax.PathComponent]: [String]], at path: [JSONSyntax.PathComponent]) -> JSONValue {
+        switch self {
+        case .object(let members):
+            let written = orders[path] ?? []
+            let rank = Dictionary(written.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+            let sorted = members.enumerated().sorted { a, b in
+                (rank[a.element.key] ?? Int.max, a.offset) < (rank[b.element.key] ?? Int.max, b.offset)
+            }
+            return .object(sorted.map { (key: $0.element.key, value: $0.element.value.ordered(by: orders, at: path + [.key($0.element.key)])) })
+        case .array(let elements):
+            return .array(elements.enumerated().map { $0.element.ordered(by: orders, at: path + [.index($0.offset)]) })
+        default:
+            return self
+        }
     }
 
     /// What a value is, as a message names it: "a string", "an object".

@@ -1,6 +1,7 @@
 extension SwitchboardConfiguration {
     /// What a reload to `new` changes, one line each, for `switchboard apply`: devices, controls,
-    /// placements, Action buttons and extensions added, removed or changed; the node, the broker.
+    /// placements, Action buttons, extensions and buttons added, removed or changed; interlocks with
+    /// what changed in them; the node, the broker.
     public func changes(to new: SwitchboardConfiguration) -> [String] {
         var lines: [String] = []
         if node != new.node { lines.append("node renamed from \(node) to \(new.node)") }
@@ -13,6 +14,32 @@ extension SwitchboardConfiguration {
         Self.compare("placement", placements, new.placements, id: \.id, &lines)
         Self.compare("Action button", actionButtons, new.actionButtons, id: \.id, &lines)
         Self.compare("extension", extensions, new.extensions, id: \.id, &lines)
+        Self.compare("button", buttons, new.buttons, id: \.id, &lines)
+        lines += Self.interlockChanges(interlocks, new.interlocks)
+        return lines
+    }
+
+    /// Interlocks keep outputs apart, so what a reload does to one is said in full.
+    private static func interlockChanges(_ old: [InterlockSettings], _ new: [InterlockSettings]) -> [String] {
+        let before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(new.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var lines: [String] = []
+        for interlock in new where before[interlock.id] == nil { lines.append("interlock \(interlock.id) added") }
+        for interlock in old where after[interlock.id] == nil {
+            let devices = "\(interlock.devices.dropLast().joined(separator: ", ")) and \(interlock.devices.last ?? "")"
+            lines.append("interlock \(interlock.id) removed: \(devices) may now be on together")
+        }
+        for interlock in new {
+            guard let previous = before[interlock.id] else { continue }
+            var what: [String] = []
+            if previous.devices != interlock.devices {
+                what.append("devices \(previous.devices.joined(separator: ", ")) → \(interlock.devices.joined(separator: ", "))")
+            }
+            if previous.deadTime != interlock.deadTime {
+                what.append("dead time \(DurationText.format(previous.deadTime)) → \(DurationText.format(interlock.deadTime))")
+            }
+            if !what.isEmpty { lines.append("interlock \(interlock.id) changed: \(what.joined(separator: "; "))") }
+        }
         return lines
     }
 
