@@ -107,6 +107,22 @@ struct ActionButtonTests {
         }
     }
 
+    /// The sample's fan ("Running"/"Stopped") switches itself off after ten minutes: holding the button starts it and
+    /// says so first, then the countdown, never the countdown alone.
+    @Test func aToggleWithAnAutoOffSaysItsNewStateThenTheCountdown() async throws {
+        try await withButton(boundTo: "fan") { node, heard in
+            try await set(pressed: true, at: .seconds(1))
+            await settle()
+            let hint = await heard.next()
+            #expect(hint == ActionButtonAnnouncement(phase: .hint, text: "Hold to Start", control: "fan"), "\(String(describing: hint))")
+            await clock.waitForSleepers(1)
+            clock.advance(to: OffsetInstant(offset: .milliseconds(1720)))
+            let performed = await heard.next()
+            #expect(performed == ActionButtonAnnouncement(phase: .performed, text: "Running, Off in 10:00", control: "fan"), "\(String(describing: performed))")
+            #expect(try node.hub.value(of: "fan") == true)
+        }
+    }
+
     @Test func chatterInsideTheDebounceWindowIsNotAPress() async throws {
         try await withButton { node, heard in
             try await set(pressed: true, at: .seconds(1))

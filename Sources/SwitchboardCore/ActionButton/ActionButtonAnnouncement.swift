@@ -42,10 +42,19 @@ public struct ActionButtonAnnouncement: Sendable, Equatable, Codable {
         return ActionButtonAnnouncement(phase: .hint, text: presentation.actionHint ?? "Hold for \(name(presentation))", control: id)
     }
 
-    /// After performing: the control's status if it shows one, else its new value text, else its name.
-    public static func performed(_ presentation: ControlPresentation, dialog: String?) -> ActionButtonAnnouncement {
+    /// After performing: the control's status if it shows one, else its new value text, else its
+    /// name. A toggle that reached the state asked for (`before`'s value flipped) says that state
+    /// first, then any status it shows: "On, Off in 0:30" for a light with an auto-off, never the
+    /// countdown alone, which would sound as if it had turned off. One still on its way (a garage
+    /// door whose contact has not moved yet) says its status: "Opening…".
+    public static func performed(_ presentation: ControlPresentation, dialog: String?, before: ControlPresentation? = nil) -> ActionButtonAnnouncement {
+        let id = presentation.id ?? presentation.kind
+        if let was = before?.value, let now = presentation.value, now != was, let valueText = presentation.valueText {
+            let text = presentation.status.map { $0 == valueText ? valueText : "\(valueText), \($0)" } ?? valueText
+            return ActionButtonAnnouncement(phase: .performed, text: text, control: id)
+        }
         let text = presentation.status ?? presentation.valueText ?? dialog ?? name(presentation)
-        return ActionButtonAnnouncement(phase: .performed, text: text, control: presentation.id ?? presentation.kind)
+        return ActionButtonAnnouncement(phase: .performed, text: text, control: id)
     }
 
     public static func cancelled(_ presentation: ControlPresentation) -> ActionButtonAnnouncement {

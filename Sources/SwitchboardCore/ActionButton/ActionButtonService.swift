@@ -104,7 +104,7 @@ public final class ActionButtonService: Sendable {
         let request: ControlRequest = before.template == .button ? .press : .toggle
         do {
             let outcome = try await center.perform(settings.placement, request, authenticated: false)
-            announcements.yield(.performed(outcome.presentation, dialog: outcome.dialog))
+            announcements.yield(.performed(outcome.presentation, dialog: outcome.dialog, before: before))
         } catch let error as ControlError {
             announcements.yield(.notPerformed(before, error: error))
         } catch {
