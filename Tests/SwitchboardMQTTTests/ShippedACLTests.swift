@@ -61,7 +61,7 @@ struct ShippedACLTests {
 /// exactly who may publish and who may read. docs/deploying.md ("The broker") shows the same matrix.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct ShippedACLMatrixTests {
-    static let roles = ["garage-pi", "shed-pi", "homeassistant", "house-admin", "zigbee2mqtt", "guest"]
+    static let roles = ["garage-pi", "shed-pi", "homeassistant", "house-admin", "zigbee2mqtt", "tasmota", "shelly", "guest"]
     /// The topic classes, for the node `garage-pi` (base `switchboard/garage-pi`).
     static let topics: [(name: String, topic: String)] = [
         ("status", "switchboard/garage-pi/status"),
@@ -78,24 +78,35 @@ struct ShippedACLMatrixTests {
         ("other-node", "switchboard/shed-pi/status"),
         ("z2m-state", "zigbee2mqtt/garage-door"),
         ("z2m-set", "zigbee2mqtt/garage-door/set"),
+        ("tasmota-stat", "stat/plug1/POWER"),
+        ("tasmota-lwt", "tele/plug1/LWT"),
+        ("tasmota-cmnd", "cmnd/plug1/POWER"),
+        ("shelly-state", "shellies/shelly1-a1b2/relay/0"),
+        ("shelly-online", "shellies/shelly1-a1b2/online"),
+        ("shelly-command", "shellies/shelly1-a1b2/relay/0/command"),
     ]
+    static let shelly = ["shelly-state", "shelly-online", "shelly-command"]
     static let ownBase = ["status", "presentation", "set", "result", "configure", "lock", "lock/set", "reload", "push"]
     /// Who may publish each topic class.
     static let mayPublish: [String: Set<String>] = [
-        "garage-pi": Set(ownBase + ["discovery", "z2m-set"]),
+        "garage-pi": Set(ownBase + ["discovery", "z2m-set", "tasmota-cmnd", "shelly-command"]),
         "shed-pi": ["other-node"],
         "homeassistant": ["set", "configure", "reload", "push", "discovery", "ha-status"],
         "house-admin": ["lock/set"],
         "zigbee2mqtt": ["ha-status", "z2m-state", "z2m-set"],
+        "tasmota": ["tasmota-stat", "tasmota-lwt"],
+        "shelly": Set(shelly),
         "guest": [],
     ]
     /// Who may read each topic class.
     static let mayRead: [String: Set<String>] = [
-        "garage-pi": Set(ownBase + ["discovery", "ha-status", "z2m-state", "z2m-set"]),
+        "garage-pi": Set(ownBase + ["discovery", "ha-status", "z2m-state", "z2m-set", "tasmota-stat", "tasmota-lwt"] + shelly),
         "shed-pi": ["ha-status", "other-node"],
         "homeassistant": Set(ownBase + ["discovery", "ha-status", "other-node"]),
         "house-admin": Set(ownBase + ["ha-status", "other-node"]),
         "zigbee2mqtt": ["ha-status", "z2m-state", "z2m-set"],
+        "tasmota": ["ha-status", "tasmota-cmnd"],
+        "shelly": Set(["ha-status"] + shelly),
         "guest": ["ha-status"],
     ]
 
