@@ -45,7 +45,11 @@ extension ControlCenter {
             result = .failure(error)
         }
         scope.close()
-        if case .success = result, placed[id] != nil {
+        // A toggle asked for the state it shows already changed nothing: no status says it is
+        // on its way there ("Opening…" for a garage door that is open and was not pulsed).
+        var changesState = true
+        if case .toggle(let isOn, _, _) = snapshot.style, newValue == isOn { changesState = false }
+        if case .success = result, placed[id] != nil, changesState {
             let until = clock.now.advanced(by: statusDuration)
             placed[id]?.statusUntil = until
             placed[id]?.statusRequested = newValue
