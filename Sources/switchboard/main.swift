@@ -29,7 +29,8 @@ usage: switchboard [--socket PATH] <command> [arguments]
   lock | unlock                           lock or unlock Switchboard
   status                                  node, lock state, outputs and controls (and why any is stale)
   health                                  exit 0 when all is well, else 1 with one line per problem
-  button <id> --hold <duration>           press a simulated Action button (switchboardd --simulate)
+  button <id> --hold <duration>           press a simulated Action button or push-button (switchboardd --simulate)
+  button <id> --double                    press a simulated push-button twice (its double press)
   input <id> active|inactive              open or close a simulated contact, trip a sensor (--simulate)
   check <file> [--simulate]               validate a devices.json without a daemon
 
@@ -300,6 +301,7 @@ case "status":
     for warning in reply.warnings ?? [] { print("warning: \(warning)") }
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
     for input in reply.inputs ?? [] { print("input \(input.id): \(input.value ? "active" : "inactive")") }
+    for button in reply.buttons ?? [] { print("button \(button)") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
     for isolation in reply.extensions ?? [] { print("extension \(isolation)") }
     for presentation in reply.presentations ?? [] {
@@ -320,12 +322,13 @@ case "health":
         exit(Exit.refused.rawValue)
     }
 case "button":
-    guard let hold = option("--hold") else { fail("button needs --hold <duration>, such as --hold 1s\n\n\(usage)", .usage) }
-    let id = argument("an Action button's id")
+    let double = flag("--double")
+    guard let hold = option("--hold") ?? (double ? "100ms" : nil) else { fail("button needs --hold <duration>, such as --hold 1s, or --double\n\n\(usage)", .usage) }
+    let id = argument("a button's id")
     finishArguments()
     do {
         let escaped = id.replacingOccurrences(of: "\"", with: "")
-        let reply = try client.send(line: #"{"op":"button","id":"\#(escaped)","hold":"\#(hold.replacingOccurrences(of: "\"", with: ""))"}"#)
+        let reply = try client.send(line: #"{"op":"button","id":"\#(escaped)","hold":"\#(hold.replacingOccurrences(of: "\"", with: ""))","double":\#(double)}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
         let announcements = reply.announcements ?? []
         for announcement in announcements { print(announcement) }

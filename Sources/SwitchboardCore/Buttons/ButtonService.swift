@@ -13,6 +13,8 @@ public final class ButtonService: Sendable {
     let clock: AnyClock
     /// Every press told apart, with what performing its placement gave (nil: nothing bound).
     public let clicks = Broadcast<(click: String, outcome: String?)>()
+    /// The last press told apart and what it did, for `switchboard status`.
+    private let last = Locked<String?>(nil)
 
     private enum Event: Sendable {
         case edge(GPIOEdgeEvent)
@@ -71,16 +73,30 @@ public final class ButtonService: Sendable {
         case .long: settings.long
         }
         guard let placement else {
-            clicks.yield((click.rawValue, nil))
+            announce(click, nil)
             return
         }
         do {
             let before = try await center.presentation(of: placement)
             let outcome = try await center.perform(placement, before.template == .button ? .press : .toggle, authenticated: false)
-            clicks.yield((click.rawValue, "\(placement) \(outcome.presentation.valueText ?? "performed")"))
+            announce(click, "\(placement) \(outcome.presentation.valueText ?? "performed")")
         } catch {
-            clicks.yield((click.rawValue, "\(placement) not performed: \(error)"))
+            announce(click, "\(placement) not performed: \(error)")
         }
+    }
+
+    private func announce(_ click: ClickDetector.Click, _ outcome: String?) {
+        last.withLock { $0 = "\(click.rawValue): \(outcome ?? "nothing bound")" }
+        clicks.yield((click.rawValue, outcome))
+    }
+
+    /// What each press does, and the last one told apart: "hall: short → porch, double → fan;
+    /// last press: double: fan On".
+    public var summary: String {
+        let bound = [("short", settings.short), ("double", settings.double), ("long", settings.long)]
+            .compactMap { name, placement in placement.map { "\(name) → \($0)" } }
+        let presses = bound.isEmpty ? "nothing bound" : bound.joined(separator: ", ")
+        return "\(settings.id): \(presses); last press: \(last.withLock { $0 } ?? "none yet")"
     }
 }
 

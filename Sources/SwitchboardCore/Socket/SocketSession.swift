@@ -16,6 +16,8 @@ private struct OperationName: Decodable { var op: String }
 private struct ButtonCommand: Decodable {
     var id: String
     var hold: String
+    /// Two short presses (a push-button's double press); `hold` is each one's.
+    var double: Bool?
 }
 
 private struct InputCommand: Decodable {
@@ -81,15 +83,21 @@ struct SocketSession {
         guard let command = try? CheckedJSON.decode(ButtonCommand.self, from: Data(line.utf8)) else {
             return .failure(code: "badCommand", message: "button needs \"id\" and \"hold\" (a duration such as \"1s\")")
         }
-        guard let button = runtime.actionButtons[command.id] else {
-            let known = runtime.actionButtons.keys.sorted()
-            return .failure(code: "unknownButton", message: "no Action button \"\(command.id)\"; buttons: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
-        }
         guard let hold = DurationText.parse(command.hold) else {
             return .failure(code: "badCommand", message: "\"\(command.hold)\" is not a duration: write it like \"1s\" or \"300ms\"")
         }
         guard hold <= Self.longestHold else {
             return .failure(code: "badCommand", message: "a simulated press holds at most \(DurationText.format(Self.longestHold)), not \(command.hold)")
+        }
+        if let wall = runtime.buttons[command.id] {
+            return await pressPushButton(wall, hold: hold, double: command.double == true)
+        }
+        guard let button = runtime.actionButtons[command.id] else {
+            let known = (runtime.actionButtons.keys.map { "\($0) (Action button)" } + runtime.buttons.keys.map { $0 }).sorted()
+            return .failure(code: "unknownButton", message: "no button \"\(command.id)\"; buttons: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+        }
+        if command.double == true {
+            return .failure(code: "badCommand", message: "\"\(command.id)\" is an Action button: it is held (--hold), not pressed twice")
         }
         let announcements = button.announcements.subscribe()
         let heard = AnnouncementLog()
@@ -116,6 +124,44 @@ struct SocketSession {
         }
         var reply = SocketReply(ControlReply())
         reply.announcements = heard.entries.map { "\($0.phase.rawValue): \($0.text)" }
+        return reply
+    }
+
+    /// Presses a push-button of `buttons[]` on the simulated chip and answers with the press it
+    /// was told apart as and what its placement did ("short: porch On").
+    private func pressPushButton(_ button: ButtonService, hold: Duration, double: Bool) async -> SocketReply {
+        let clicks = button.clicks.subscribe()
+        let heard = Locked<[String]>([])
+        let outcome = await withTaskGroup(of: Bool.self) { group -> Result<Void, any Error> in
+            group.addTask {
+                for await click in clicks {
+                    heard.withLock { $0.append("\(click.click): \(click.outcome ?? "nothing bound")") }
+                    return true
+                }
+                return false
+            }
+            let pressed = await Result(catching: {
+                try await button.simulatePresses(double ? [hold, hold] : [hold], gap: min(button.settings.doubleWindow / 3, .milliseconds(100)))
+            })
+            group.addTask {
+                // A short press is told apart once the double window has passed without a second.
+                try? await Task.sleep(for: button.settings.doubleWindow + button.settings.longTime + .seconds(5))
+                return false
+            }
+            if case .failure = pressed {
+                group.cancelAll()
+                return pressed
+            }
+            _ = await group.next()
+            group.cancelAll()
+            return pressed
+        }
+        if case .failure(let error) = outcome {
+            return .failure(code: "wrongDirection", message: String(describing: error))
+        }
+        daemon.log(.info, "cli: button \(button.settings.id) \(double ? "double press" : "held \(DurationText.format(hold))") (simulated)")
+        var reply = SocketReply(ControlReply())
+        reply.announcements = heard.withLock { $0 }
         return reply
     }
 
@@ -185,6 +231,8 @@ struct SocketSession {
                 socketReply.inputs = inputs.isEmpty ? nil : inputs
                 let extensions = daemon.extensions.isolation
                 socketReply.extensions = extensions.isEmpty ? nil : extensions
+                let buttons = runtime.buttons.keys.sorted().compactMap { runtime.buttons[$0]?.summary }
+                socketReply.buttons = buttons.isEmpty ? nil : buttons
             default:
                 break
             }
