@@ -153,4 +153,23 @@ struct InterlockTests {
             #"interlocks[2].devices: "down" is in interlock "blind" already; a device is in one interlock at most"#,
         ])
     }
+
+    /// A scene that turns on both of an interlock's outputs would succeed with only the last on:
+    /// refused, saying so. One that turns one on and the other off is what a scene is for.
+    @Test func aSceneTurningOnTwoInterlockedOutputsIsAProblem() throws {
+        func problems(_ scene: String) -> [String] {
+            let file = Self.configuration.replacingOccurrences(
+                of: #"{ "kind": "down", "template": "toggle", "device": "down" }"#,
+                with: #"{ "kind": "down", "template": "toggle", "device": "down" }, { "kind": "both", "template": "button", "scene": \#(scene) }"#
+            )
+            do { _ = try ConfigurationLoader.load(data: Data(file.utf8)) } catch let error as ConfigurationError {
+                return error.problems.map(\.description)
+            } catch {}
+            return []
+        }
+        #expect(problems(#"{ "up": true, "down": true }"#) == [
+            #"controls[2].scene: turns on "up" and "down", which interlock "blind" keeps apart: only "down" would stay on; turn on one of them"#,
+        ])
+        #expect(problems(#"{ "up": true, "down": false }"#) == [])
+    }
 }

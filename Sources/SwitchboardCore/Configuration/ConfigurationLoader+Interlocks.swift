@@ -9,7 +9,8 @@ extension ConfigurationLoader {
         return InterlockSettings(id: id, devices: devices, deadTime: deadTime)
     }
 
-    /// Each interlock has two or more GPIO outputs, each in no other interlock.
+    /// Each interlock has two or more GPIO outputs, each in no other interlock; no scene turns on
+    /// two outputs of one interlock.
     static func validateInterlocks(_ configuration: SwitchboardConfiguration, _ problems: inout [ConfigurationProblem]) {
         var owner: [String: String] = [:]
         for interlock in configuration.interlocks {
@@ -29,6 +30,18 @@ extension ConfigurationLoader {
                     problems.append(ConfigurationProblem(path, "\"\(id)\" is in interlock \"\(other)\" already; a device is in one interlock at most"))
                 }
                 owner[id] = interlock.id
+            }
+        }
+        // A scene that turns on two outputs of one interlock would end with only the last on.
+        for control in configuration.controls {
+            let on = (control.scene ?? []).filter(\.value).map(\.device)
+            for interlock in configuration.interlocks {
+                let both = on.filter { interlock.devices.contains($0) }
+                guard both.count > 1 else { continue }
+                problems.append(ConfigurationProblem(
+                    "controls[\(control.position)].scene",
+                    "turns on \(both.map { "\"\($0)\"" }.joined(separator: " and ")), which interlock \"\(interlock.id)\" keeps apart: only \"\(both[both.count - 1])\" would stay on; turn on one of them"
+                ))
             }
         }
     }
