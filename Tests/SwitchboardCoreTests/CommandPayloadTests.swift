@@ -103,6 +103,40 @@ import Testing
         #expect(after.answers.isEmpty && after.superseded == 0 && after.next?.command.transaction == .number(4))
     }
 
+    /// Replacing commands never changes where they leave the control: a `TOGGLE` is resolved
+    /// against the command it replaces. Played against a relay: performing only the last command
+    /// of each run (with its resolution) ends where performing every one in turn would.
+    @Test func replacedTogglesLeaveTheControlWhereAllWouldHave() throws {
+        func arrived(_ request: ControlRequest) -> ArrivedCommand {
+            ArrivedCommand(command: CommandPayload(request: request, transaction: nil), at: OffsetInstant(offset: .zero), locked: false)
+        }
+        func apply(_ request: ControlRequest, to value: Bool) -> Bool {
+            switch request {
+            case .setValue(let new): new
+            case .toggle: !value
+            case .press: value
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let start = Bool.random(using: &generator)
+            let requests = (0..<Int.random(in: 1...12, using: &generator)).map { _ in [ControlRequest.toggle, .toggle, .setValue(true), .setValue(false)].randomElement(using: &generator)! }
+            let lane = CommandLane()
+            for request in requests { _ = lane.add(arrived(request)) }
+            let last = try #require(lane.take().next)
+            let performed = apply(try last.request(current: start), to: start)
+            let everyOne = requests.reduce(start) { apply($1, to: $0) }
+            #expect(performed == everyOne, "\(requests) from \(start)")
+        }
+        // A thousand toggles from off: the last one keeps it off.
+        let lane = CommandLane()
+        for _ in 0..<1000 { _ = lane.add(arrived(.toggle)) }
+        let turn = lane.take()
+        #expect(turn.superseded == 999 && turn.next?.resolved == .keep)
+        #expect(try turn.next?.request(current: false) == .setValue(false))
+        #expect(throws: ControlError.self) { try turn.next?.request(current: nil) }
+    }
+
     /// A flood costs a count, not a queue: replaced commands that asked for no answer are only
     /// counted, and past the lane's limit the oldest awaited answer is handed back at once.
     @Test func aFloodIsCountedAndItsAwaitedAnswersAreBounded() {

@@ -1,9 +1,12 @@
+import ControlKitCore
 import SwitchboardSupport
 
 /// One control's commands on their way: at most one waits. Those it replaced are kept only as
 /// far as their answers need: each that carried a transaction (its sender waits for its `/result`),
 /// up to ``maximumWaitingAnswers``, and otherwise a count. So a flood of commands to a control
-/// costs one waiting command and a number, not a queue.
+/// costs one waiting command and a number, not a queue. A `TOGGLE` that replaces a waiting
+/// command is resolved against it (``resolve(_:replacing:)``): a thousand toggles leave the control
+/// where a thousand performed one by one would.
 final class CommandLane: Sendable {
     /// At most this many replaced commands wait for their `superseded` answer in the lane; past
     /// it, the oldest is handed back to be answered at once.
@@ -34,10 +37,12 @@ final class CommandLane: Sendable {
     /// Queues a command in place of the one waiting, if any.
     /// - Returns: a replaced command that carried a transaction and no longer fits in the lane:
     ///   the caller answers it `superseded` at once.
-    func add(_ command: ArrivedCommand) -> ArrivedCommand? {
+    func add(_ arrived: ArrivedCommand) -> ArrivedCommand? {
         let overflow = state.withLock { state -> ArrivedCommand? in
+            var command = arrived
             defer { state.next = command }
             guard let older = state.next else { return nil }
+            command.resolved = Self.resolve(command, replacing: older)
             state.superseded += 1
             state.newestSuperseded = older
             guard older.command.transaction != nil else { return nil }
@@ -47,6 +52,23 @@ final class CommandLane: Sendable {
         }
         doorbell.ring()
         return overflow
+    }
+
+    /// What a `TOGGLE` that replaces `older` does: it must leave the control where performing
+    /// both would have. Other commands stand as sent.
+    static func resolve(_ command: ArrivedCommand, replacing older: ArrivedCommand) -> ArrivedCommand.Resolution? {
+        guard case .toggle = command.command.request else { return nil }
+        switch older.resolved {
+        case .value(let value)?: return .value(!value)
+        case .keep?: return .flip
+        case .flip?: return .keep
+        case nil:
+            switch older.command.request {
+            case .setValue(let value): return .value(!value)
+            case .toggle: return .keep
+            case .press: return nil
+            }
+        }
     }
 
     /// The command to perform now, if one waits, and what it replaced.

@@ -57,7 +57,9 @@ extension MQTTBridge {
             guard waited <= settings.commandDeadline else {
                 throw ControlError(.expired, placement: id, detail: "waited \(DurationText.format(waited)) for its turn, longer than mqtt.commandDeadline (\(DurationText.format(settings.commandDeadline))); it was not performed")
             }
-            let performed = try await runtime.center.perform(id, command.request, authenticated: false, locked: arrived.locked)
+            let current = arrived.resolved == .keep ? (try? await runtime.center.presentation(of: id))?.value : nil
+            let request = try arrived.request(current: current)
+            let performed = try await runtime.center.perform(id, request, authenticated: false, locked: arrived.locked)
             log.routine("mqtt: commands performed", "mqtt: \(id) \(describe(command.request)) performed")
             outcome = [("outcome", .string("performed")), ("valueText", performed.presentation.valueText.map(JSONValue.string) ?? .null)]
             if let dialog = performed.dialog { outcome.append(("dialog", .string(dialog))) }

@@ -1,3 +1,4 @@
+import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardSupport
 
@@ -6,6 +7,34 @@ struct ArrivedCommand: Sendable {
     let command: CommandPayload
     let at: OffsetInstant
     let locked: Bool
+    /// What a `TOGGLE` does once the commands it replaced in its lane count (``CommandLane``):
+    /// nil as sent.
+    var resolved: Resolution? = nil
+
+    /// A `TOGGLE` resolved against the command it replaced, so that replacing commands never
+    /// changes where they leave the control: on an `ON` or `OFF` it is the opposite value; on a
+    /// `TOGGLE` the two cancel out, or flip once, by how many were folded into it.
+    enum Resolution: Sendable, Equatable {
+        /// Set this value.
+        case value(Bool)
+        /// An even number of toggles: the control stays as it is then.
+        case keep
+        /// An odd number of toggles: one flip.
+        case flip
+    }
+
+    /// The request to perform, given the control's value when its turn comes (nil: not known).
+    func request(current: Bool?) throws(ControlError) -> ControlRequest {
+        switch resolved {
+        case nil, .flip?: return command.request
+        case .value(let value)?: return .setValue(value)
+        case .keep?:
+            guard let current else {
+                throw ControlError(.unavailable, detail: "toggles that cancel out leave it as it is, and its state is not known; nothing was done")
+            }
+            return .setValue(current)
+        }
+    }
 }
 
 extension MQTTBridge {
