@@ -115,19 +115,9 @@ public final class ActionButtonService: Sendable {
     /// Presses the button for `hold` on a simulated chip, as a finger would.
     /// - Throws: ``GPIOError`` `.wrongDirection` on a real chip.
     public func simulatePress(hold: Duration) async throws {
-        guard let simulated = chip as? SimulatedGPIOChip else {
-            var error = GPIOError(.wrongDirection, chip: chip.info.name, line: settings.gpio.line.description)
-            error.systemMessage = "switchboard button only drives simulated chips (switchboardd --simulate); press the real button"
-            throw error
-        }
-        let pressedLevel = !settings.gpio.activeLow
-        try simulated.drive(settings.gpio.line, high: pressedLevel)
-        let held: Result<Void, any Error>
-        do { held = .success(try await clock.sleep(for: hold)) } catch { held = .failure(error) }
-        try simulated.drive(settings.gpio.line, high: !pressedLevel)
-        try held.get()
-        // Let the release settle, so that a press right after is a new press and not chatter.
-        try? await clock.sleep(for: settings.gpio.debounce * 2)
+        let finger = try SimulatedFinger(chip, gpio: settings.gpio, clock: clock)
+        try await finger.press(for: hold)
+        await finger.settle()
     }
 }
 

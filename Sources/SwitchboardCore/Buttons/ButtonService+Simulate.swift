@@ -6,21 +6,11 @@ extension ButtonService {
     /// window are a double press). Returns once the last release has settled.
     /// - Throws: ``GPIOError`` `.wrongDirection` on a real chip: press the real button.
     public func simulatePresses(_ holds: [Duration], gap: Duration) async throws {
-        guard let simulated = chip as? SimulatedGPIOChip else {
-            var error = GPIOError(.wrongDirection, chip: chip.info.name, line: settings.gpio.line.description)
-            error.systemMessage = "switchboard button only drives simulated chips (switchboardd --simulate); press the real button"
-            throw error
-        }
-        let pressedLevel = !settings.gpio.activeLow
+        let finger = try SimulatedFinger(chip, gpio: settings.gpio, clock: clock)
         for (index, hold) in holds.enumerated() {
             if index > 0 { try await clock.sleep(for: gap) }
-            try simulated.drive(settings.gpio.line, high: pressedLevel)
-            let held: Result<Void, any Error>
-            do { held = .success(try await clock.sleep(for: hold)) } catch { held = .failure(error) }
-            // The release always follows, whatever else happens.
-            try simulated.drive(settings.gpio.line, high: !pressedLevel)
-            try held.get()
+            try await finger.press(for: hold)
         }
-        try? await clock.sleep(for: settings.gpio.debounce * 2)
+        await finger.settle()
     }
 }
