@@ -14,6 +14,13 @@ public struct NodeParts: Sendable {
     /// What went wrong with the node beyond this configuration, for the MQTT diagnostics.
     let problems: @Sendable () -> [String]
 
+    /// The device a placement of devices.json drives: its control's, or the one devices.json
+    /// chose for it; nil for a placement made at run time or a control without one device.
+    func device(ofPlacement id: String) -> String? {
+        guard let placement = configuration.placements.first(where: { $0.id == id }) else { return nil }
+        return placement.device ?? configuration.control(placement.control)?.device
+    }
+
     /// Saves the placements that differ from devices.json, and the lock state.
     func persistRuntimeState() async throws {
         let current = await center.placements

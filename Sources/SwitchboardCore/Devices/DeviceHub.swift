@@ -25,6 +25,9 @@ public final class DeviceHub: Sendable {
         var remote: [String: Bool] = [:]
         /// Why a remote device's value cannot be trusted now (its node is offline), by device.
         var unavailable: [String: String] = [:]
+        /// Outputs an interlock switched off to turn another on, with that other, until they are
+        /// switched again.
+        var interlockedOff: [String: (interlock: String, for: String)] = [:]
     }
 
     private let outputs: [String: Output]
@@ -230,12 +233,20 @@ public final class DeviceHub: Sendable {
                 for other in interlock.devices where other != id {
                     guard let output = outputs[other], (try? output.line.value()) == true else { continue }
                     try switchOutput(other, output, to: false)
+                    state.withLock { $0.interlockedOff[other] = (interlock.id, id) }
                     switchedOff = true
                 }
                 if switchedOff, interlock.deadTime > .zero { try await clock.sleep(for: interlock.deadTime) }
             }
+            state.withLock { _ = $0.interlockedOff.removeValue(forKey: id) }
             try await change()
         }
+    }
+
+    /// Why an output is off though it was switched on: the interlock that switched it off to turn
+    /// another on ("interlock blind switched it off to turn on down"), until it is switched again.
+    public func interlockNote(_ id: String) -> String? {
+        state.withLock { $0.interlockedOff[id] }.map { "interlock \($0.interlock) switched it off to turn on \($0.for)" }
     }
 
     /// Switches an output: its new value in the journal before the line moves.

@@ -65,6 +65,12 @@ extension MQTTBridge {
             if let dialog = performed.dialog { outcome.append(("dialog", .string(dialog))) }
             // A toggle's new value, for a node whose control drives this one: it shows it at once.
             if let value = performed.presentation.value { outcome.append(("value", .bool(value))) }
+            // Switched on, then off again by its interlock for another output before this answer:
+            // say so, rather than a bare "performed" with the value false.
+            if request == .setValue(true) || request == .toggle, performed.presentation.value == false,
+               let device = runtime.device(ofPlacement: id), let note = runtime.hub.interlockNote(device) {
+                outcome.append(("note", .string(note)))
+            }
         } catch let error as ControlError {
             let verdict = Self.outcome(of: error.code)
             log(.warning, "mqtt: \(id) \(describe(command.request)) \(verdict): \(error)")
