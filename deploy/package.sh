@@ -80,7 +80,9 @@ if [[ -z $version ]]; then
 fi
 [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]] ||
     { echo "package.sh: version \"$version\" is not a Debian upstream version (digits first, then letters, digits, . + ~)" >&2; exit 2; }
-maintainer="${DEBFULLNAME:-$(git config user.name || echo Switchboard)} <${DEBEMAIL:-$(git config user.email || echo switchboard@localhost)}>"
+# Who built it: DEBFULLNAME and DEBEMAIL as Debian's tools read them, else git's identity, else
+# (a machine with neither, as CI's) the author of the commit built.
+maintainer="${DEBFULLNAME:-$(git config user.name || git -C "$repo" log -1 --format=%an)} <${DEBEMAIL:-$(git config user.email || git -C "$repo" log -1 --format=%ae)}>"
 mkdir -p "$out"
 out=$(realpath "$out")
 ensure_packages dpkg-dev binutils binutils-aarch64-linux-gnu >&2

@@ -1,8 +1,11 @@
 # Installs the given Debian packages with apt when any is missing (through sudo unless root).
 # Sourced by deploy/test.sh, deploy/run-sample.sh, deploy/install.sh and the HIL and Debian 13 scripts.
 ensure_packages() {
-    local missing=() package
-    for package in "$@"; do
+    local missing=() package wanted=("$@")
+    # mmdebstrap makes roots of another architecture (arm64 here) only with arch-test, which it
+    # merely recommends, and recommends are not installed here.
+    [[ " $* " == *" mmdebstrap "* ]] && wanted+=(arch-test)
+    for package in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     ((${#missing[@]})) || return 0
