@@ -44,7 +44,7 @@ final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
         lock.withLock { values[id].map { .success($0) } ?? .failure(.resourceDoesNotExist) }
     }
 
-    func write(_ id: HAPCharacteristicID, _ value: HAPJSON) -> HAPStatus {
+    func write(_ id: HAPCharacteristicID, _ value: HAPJSON) async -> HAPStatus {
         guard id == TestBridge.switchOn || id == TestBridge.outletOn else {
             return id == TestBridge.outletInUse ? .readOnly : .resourceDoesNotExist
         }
