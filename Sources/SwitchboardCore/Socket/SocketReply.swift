@@ -29,6 +29,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var mqtt: String?
     /// How each running control extension is kept apart ("home: systemd unit …: own dynamic user, …").
     public var extensions: [String]?
+    /// The HomeKit bridge, for `status` and `homekit` (absent: no `homekit` block).
+    public var homekit: HomeKitBridge.Report?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -37,7 +39,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, homekit
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,6 +54,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         mqtt = try container.decodeIfPresent(String.self, forKey: .mqtt)
         inputs = try container.decodeIfPresent([DeviceValue].self, forKey: .inputs)
         extensions = try container.decodeIfPresent([String].self, forKey: .extensions)
+        homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -66,6 +69,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(mqtt, forKey: .mqtt)
         try container.encodeIfPresent(inputs, forKey: .inputs)
         try container.encodeIfPresent(extensions, forKey: .extensions)
+        try container.encodeIfPresent(homekit, forKey: .homekit)
     }
 
     // The control reply's fields, read through.
