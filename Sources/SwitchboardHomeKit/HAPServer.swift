@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import SwitchboardSupport
 
 /// The HAP accessory server: HTTP/1.1 on a TCP port as HAP uses it, one ``HAPSession`` per
@@ -27,7 +30,7 @@ public final class HAPServer: Service, @unchecked Sendable {
     private let setupCode: SetupCode
     private let store: any PairingStore
     private let database: any HAPAccessoryDatabase
-    private let lock = NSRecursiveLock()
+    private let lock = ThreadLock()
     private var connections: [ObjectIdentifier: HAPConnection] = [:]
     private var stopped = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -52,7 +55,7 @@ public final class HAPServer: Service, @unchecked Sendable {
 
     /// Serves until its task is cancelled or ``stop()`` is called, then closes every connection.
     public func run() async throws {
-        Thread.detachNewThread { [self] in acceptLoop() }
+        LoopThread.start(name: "HAP listener") { [self] in acceptLoop() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.withLock {
@@ -96,7 +99,7 @@ public final class HAPServer: Service, @unchecked Sendable {
                 if lock.withLock({ stopped }) { return }
                 if error == .badFileDescriptor || error == .invalidArgument { return }
                 // Out of descriptors: the connections that end make room.
-                if error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem { Thread.sleep(forTimeInterval: 0.1) }
+                if error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem { usleep(100_000) }
                 continue
             }
             let connection = HAPConnection(descriptor: descriptor, session: HAPSession(
@@ -108,7 +111,7 @@ public final class HAPServer: Service, @unchecked Sendable {
             }
             guard admitted else { connection.close(); continue }
             connection.setSendTimeout(HAPServer.sendTimeout)
-            Thread.detachNewThread { [self] in serve(connection) }
+            LoopThread.start(name: "HAP connection") { [self] in serve(connection) }
         }
     }
 
@@ -208,7 +211,7 @@ final class HAPConnection: @unchecked Sendable {
     var session: HAPSession
     /// The characteristics its session is writing now (it gets no event of them).
     var writing: Set<HAPCharacteristicID> = []
-    private let descriptorLock = NSLock()
+    private let descriptorLock = ThreadLock()
     private var closed = false
 
     init(descriptor: CInt, session: HAPSession) {
