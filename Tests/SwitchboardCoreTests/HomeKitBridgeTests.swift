@@ -33,7 +33,7 @@ struct HomeKitBridgeTests {
         { "id": "porch-lock", "control": "porch-light", "space": "lockScreen" }
     """
 
-    static func configuration(port: Int, extraPlacement: String = "") -> String {
+    static func configuration(port: Int, extraPlacement: String = "", setupCode: String? = "031-45-154") -> String {
         """
         {
           "node": "hk-test", "name": "Test Node",
@@ -60,7 +60,7 @@ struct HomeKitBridgeTests {
           "placements": [
         \(extraPlacement)\(placements)
           ],
-          "homekit": { "port": \(port), "setupCode": "031-45-154" }
+          "homekit": { "port": \(port)\(setupCode.map { #", "setupCode": "\#($0)""# } ?? "") }
         }
         """
     }
@@ -173,6 +173,9 @@ struct HomeKitBridgeTests {
         #expect(try await Self.step(["verify", pairing])["verified"] as? Bool == true)
         #expect(Self.listing(try await Self.step(["accessories", pairing])) == before)
 
+        // A reload that leaves the homekit block alone leaves the bridge serving.
+        let stopsBefore = daemon.log.components(separatedBy: "homekit: bridge stopped").count
+
         // A reload adding a placement (first in devices.json): a new accessory, the old ids
         // unchanged, the number bumped.
         try daemon.writeConfiguration(Self.configuration(port: port, extraPlacement: #"{ "id": "porch-2", "control": "porch-light" },"#))
@@ -182,12 +185,47 @@ struct HomeKitBridgeTests {
         #expect(Array(after.prefix(before.count)) == before)
         #expect(Array(after.dropFirst(before.count)) == ["9 Porch Light: 49(8)[25:9=0 23:10=Porch Light]"], "a toggle without a homeAssistant component is a Switch")
         #expect(await daemon.cli(["status"]).stdout.contains("homekit: serving on port \(port), 1 controller paired"))
+        #expect(daemon.log.components(separatedBy: "homekit: bridge stopped").count == stopsBefore, "\(daemon.log)")
 
         // Reset: the old pairing no longer verifies; the bridge's identity stays.
         let reset = await daemon.cli(["homekit", "reset"])
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(try await Self.step(["verify", pairing])["verified"] as? Bool == false)
         #expect(await daemon.cli(["status"]).stdout.contains("homekit: serving on port \(port), not paired"))
+    }
+}
+
+extension HomeKitBridgeTests {
+    @Test func aSetupCodeIsMadeOnceAndATornStateKeepsTheBridgeOffWhileTheDaemonServes() async throws {
+        let port = try Self.freePort()
+        let daemon = try DaemonHarness(configuration: Self.configuration(port: port, setupCode: nil))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge") }, "\(daemon.log)")
+        let shown = await daemon.cli(["homekit"]).stdout
+        let code = try #require(shown.split(separator: "\n").first { $0.hasPrefix("setup code: ") }.map { String($0.dropFirst(12).prefix(10)) }, "\(shown)")
+        #expect(shown.contains("(made on first start, kept in \(daemon.stateDirectory)/homekit.json)"), "\(shown)")
+        #expect(daemon.log.contains("homekit: setup code \(code) made for the Home app; switchboard homekit shows it again"), "\(daemon.log)")
+        let mode = try FileManager.default.attributesOfItem(atPath: daemon.stateDirectory + "/homekit.json")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // A reload that changes the block starts the bridge again, on its new port; the code stays.
+        let newPort = try Self.freePort()
+        try daemon.writeConfiguration(Self.configuration(port: newPort, setupCode: nil))
+        #expect(await daemon.cli(["apply"]).stdout.contains("HomeKit settings changed"))
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("homekit: serving on port \(newPort), not paired") })
+        #expect(await daemon.cli(["homekit"]).stdout.contains("setup code: \(code)"))
+
+        // Torn by a power cut: refused, the bridge off and saying why, the daemon serving on.
+        #expect(await daemon.signal(SIGTERM) == 0)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/homekit.json"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: daemon.stateDirectory + "/homekit.json"))
+        try await daemon.start()
+        let status = await daemon.cli(["status"]).stdout
+        #expect(status.contains("homekit: off: HomeKit bridge off: HomeKit state \(daemon.stateDirectory)/homekit.json is not a Switchboard HomeKit state"), "\(status)")
+        #expect(status.contains("move it aside"), "\(status)")
+        #expect(await daemon.cli(["on", "porch"]).status == 0)
+        #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))
+        #expect(whole.prefix(whole.count / 2) == (try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/homekit.json"))), "the torn file is left as it was")
     }
 }
 
