@@ -14,7 +14,8 @@ public final class HomeKitStateStore: PairingStore, @unchecked Sendable {
     private let file: HomeKitStateFile
     private let state: Locked<HomeKitState>
 
-    /// Loads the state, or makes a new identity (and a setup code when `madeSetupCode`) and saves it.
+    /// Loads the state, or makes a new identity and saves it; makes a setup code too when
+    /// `needsSetupCode` and the state has none.
     /// - Returns: the store, and whether it was made now.
     /// - Throws: ``HomeKitStateError`` when the file is unreadable or cannot be saved.
     public static func open(_ file: HomeKitStateFile, needsSetupCode: Bool) throws -> (store: HomeKitStateStore, created: Bool, madeSetupCode: Bool) {
