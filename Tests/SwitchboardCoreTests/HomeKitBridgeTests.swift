@@ -225,7 +225,8 @@ extension HomeKitBridgeTests {
         #expect(status.contains("move it aside"), "\(status)")
         #expect(await daemon.cli(["on", "porch"]).status == 0)
         #expect(await daemon.cli(["status"]).stdout.contains("output porch: on"))
-        #expect(whole.prefix(whole.count / 2) == (try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/homekit.json"))), "the torn file is left as it was")
+        let left = try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/homekit.json"))
+        #expect(left == whole.prefix(whole.count / 2), "the torn file is left as it was")
     }
 }
 
