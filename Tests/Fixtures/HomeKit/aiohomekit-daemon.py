@@ -7,6 +7,7 @@ Each run prints one JSON line.
     python aiohomekit-daemon.py put PAIRING_FILE AID IID JSON_VALUE
     python aiohomekit-daemon.py watch PAIRING_FILE AID IID MARKER SECONDS
     python aiohomekit-daemon.py verify PAIRING_FILE
+    python aiohomekit-daemon.py concurrent PAIRING_FILE WRITE_AID WRITE_IID EVENT_AID EVENT_IID FOLDER
 
 pair: aiohomekit's own pair-setup state machines with the setup code. accessories: GET
 /accessories over aiohomekit's SecureHomeKitConnection (pair-verify, encrypted session), parsed
@@ -15,7 +16,10 @@ characteristics (type, iid, value). put: PUT /characteristics of one value, prin
 (aiohomekit's {} for 204, else the statuses). watch: subscribes to one characteristic, writes
 MARKER (an empty file), and prints the events received within SECONDS. verify: pair-verify over a
 plain socket with aiohomekit's get_session_keys: prints whether the accessory still knows this
-controller.
+controller. concurrent: two sessions of the same pairing; the first writes true to one
+characteristic while the second, subscribed to another, waits for its event (FOLDER/writing is
+written once the write is sent, FOLDER/seen once the event came and a read was answered): prints
+whether the write was still unanswered when the event came and when the read was answered.
 """
 
 import asyncio
@@ -153,6 +157,28 @@ async def verify(path):
         writer.close()
 
 
+async def concurrent(path, write_aid, write_iid, event_aid, event_iid, folder):
+    writer_owner, watcher_owner = Owner(), Owner()
+    writer = await secure_session(path, writer_owner)
+    watcher = await secure_session(path, watcher_owner)
+    try:
+        subscribed = await watcher.put_json("/characteristics", {"characteristics": [{"aid": event_aid, "iid": event_iid, "ev": True}]})
+        writing = asyncio.ensure_future(
+            writer.put_json("/characteristics", {"characteristics": [{"aid": write_aid, "iid": write_iid, "value": True}]}))
+        open(folder + "/writing", "w").close()
+        await asyncio.wait_for(watcher_owner.event.wait(), 10)
+        pending_at_event = not writing.done()
+        read = await asyncio.wait_for(watcher.get_json(f"/characteristics?id={event_aid}.{event_iid}"), 10)
+        pending_at_read = not writing.done()
+        open(folder + "/seen", "w").close()
+        answer = await asyncio.wait_for(writing, 10)
+    finally:
+        await writer.close()
+        await watcher.close()
+    return {"subscribed": subscribed, "events": watcher_owner.events, "pendingAtEvent": pending_at_event,
+            "read": read, "pendingAtRead": pending_at_read, "answer": answer}
+
+
 def main(arguments):
     step = arguments[0]
     if step == "pair":
@@ -165,6 +191,8 @@ def main(arguments):
         work = watch(arguments[1], int(arguments[2]), int(arguments[3]), arguments[4], float(arguments[5]))
     elif step == "verify":
         work = verify(arguments[1])
+    elif step == "concurrent":
+        work = concurrent(arguments[1], *[int(argument) for argument in arguments[2:6]], arguments[6])
     else:
         raise SystemExit(f"unknown step {step}")
     print(json.dumps(asyncio.run(work)))
