@@ -76,6 +76,8 @@ public final class HomeKitBridge: Sendable {
                 changes?.cancel()
                 let wanted = runtime.configuration.homekit.map { ($0, $0.name ?? runtime.configuration.name ?? runtime.configuration.node) }
                 let current = serving.withLock { $0.map { ($0.settings, $0.name) } }
+                // Without the block there is nothing to be off for.
+                if wanted == nil { problem.withLock { $0 = nil } }
                 if wanted?.0 != current?.0 || wanted?.1 != current?.1 || (wanted != nil && current == nil && server == nil) {
                     await stop(&server)
                     if let (settings, name) = wanted { server = start(settings, name: name, node: runtime.configuration.node) }
