@@ -62,7 +62,7 @@ let package = Package(
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
         .target(
             name: "SwitchboardCore",
-            dependencies: ["ControlKitCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport"],
+            dependencies: ["ControlKitCore", "SwitchboardGPIO", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"],
             plugins: ["BuildCommitPlugin"]
         ),
         // Writes the commit SwitchboardCore is built from (`Switchboard.buildCommit`) before each

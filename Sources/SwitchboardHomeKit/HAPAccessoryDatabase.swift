@@ -38,12 +38,24 @@ public protocol HAPAccessoryDatabase: Sendable {
     /// A characteristic's value, or why it cannot be read.
     func read(_ characteristic: HAPCharacteristicID) -> Result<HAPJSON, HAPStatus>
     /// Writes a controller's value; `.success` once it is done (the change is also reported to
-    /// the observer of ``observeChanges(_:)``).
-    func write(_ characteristic: HAPCharacteristicID, _ value: HAPJSON) -> HAPStatus
+    /// the observer of ``observeChanges(_:)``). The server waits for it on the connection's own
+    /// thread, holding nothing that other sessions need: it may take as long as the command does.
+    func write(_ characteristic: HAPCharacteristicID, _ value: HAPJSON) async -> HAPStatus
     /// Whether the characteristic exists and can send events (HAP's `ev` permission).
     func supportsEvents(_ characteristic: HAPCharacteristicID) -> Bool
     /// Calls `observer` with every change of a value, from any path; set once by the server.
     func observeChanges(_ observer: @escaping @Sendable (HAPCharacteristicID, HAPJSON) -> Void)
     /// The accessory's identify routine (`POST /identify`, while unpaired).
     func identify()
+}
+
+/// One value a controller writes (`PUT /characteristics`).
+public struct HAPCharacteristicWrite: Sendable, Equatable {
+    public var id: HAPCharacteristicID
+    public var value: HAPJSON
+
+    public init(id: HAPCharacteristicID, value: HAPJSON) {
+        self.id = id
+        self.value = value
+    }
 }

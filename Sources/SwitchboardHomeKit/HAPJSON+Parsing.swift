@@ -1,42 +1,34 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
-extension HAPJSON {
-    /// The value of a JSON text (Foundation's `JSONSerialization`); nil when it is not JSON.
+extension HAPJSON: Decodable {
+    /// The value of a JSON text (`JSONDecoder`, FoundationEssentials'); nil when it is not JSON.
     public init?(parsing bytes: [UInt8]) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
-              let value = HAPJSON(foundation: object)
-        else { return nil }
+        guard let value = try? JSONDecoder().decode(HAPJSON.self, from: Data(bytes)) else { return nil }
         self = value
     }
 
-    private init?(foundation object: Any) {
-        switch object {
-        case is NSNull: self = .null
-        case let number as NSNumber:
-            // JSON's true and false are NSNumbers of a Bool (Objective-C type "c").
-            if String(cString: number.objCType) == "c" {
-                self = .bool(number.boolValue)
-            } else if let exact = Int(exactly: number.doubleValue), !String(describing: number).contains(".") {
-                self = .int(exact)
-            } else {
-                self = .double(number.doubleValue)
-            }
-        case let text as String: self = .string(text)
-        case let values as [Any]:
-            var array: [HAPJSON] = []
-            for value in values {
-                guard let converted = HAPJSON(foundation: value) else { return nil }
-                array.append(converted)
-            }
-            self = .array(array)
-        case let members as [String: Any]:
-            var object: [String: HAPJSON] = [:]
-            for (key, value) in members {
-                guard let converted = HAPJSON(foundation: value) else { return nil }
-                object[key] = converted
-            }
-            self = .object(object)
-        default: return nil
+    /// A JSON value as it is: true/false as booleans, whole numbers as integers, other numbers as
+    /// doubles.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([HAPJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: HAPJSON].self))
         }
     }
 }

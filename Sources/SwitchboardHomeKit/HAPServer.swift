@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import SwitchboardSupport
 
 /// The HAP accessory server: HTTP/1.1 on a TCP port as HAP uses it, one ``HAPSession`` per
@@ -6,9 +9,10 @@ import SwitchboardSupport
 ///
 /// All socket I/O of HomeKit is in this file: the listener and each connection's descriptor
 /// have one owner (the server, a ``HAPConnection``) that closes it once; every descriptor is
-/// close-on-exec (``SystemCall``). Each connection is read on a thread of its own; the sessions,
-/// the pairing store and every write are serialized by one lock, so a session's frames go out
-/// in the order they were sealed. A peer that stops reading holds that lock at most for the send
+/// close-on-exec (``SystemCall``). Each connection is read on a thread of its own; the sessions
+/// and the pairing store are serialized by one lock, so a session's frames go out in the order
+/// they were sealed. A characteristic write runs outside that lock (the connection's thread waits
+/// for it), so a slow command holds up no other controller. A peer that stops reading holds that lock at most for the send
 /// timeout (``sendTimeout``) before its connection is dropped.
 public final class HAPServer: Service, @unchecked Sendable {
     // @unchecked Sendable: `listenerDescriptor`, `port` and the injected parts are set once in init;
@@ -26,12 +30,10 @@ public final class HAPServer: Service, @unchecked Sendable {
     private let setupCode: SetupCode
     private let store: any PairingStore
     private let database: any HAPAccessoryDatabase
-    private let lock = NSRecursiveLock()
+    private let lock = ThreadLock()
     private var connections: [ObjectIdentifier: HAPConnection] = [:]
     private var stopped = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The connection whose request is being handled (its own writes send it no event).
-    private var handling: HAPConnection?
 
     /// Listens on `port` (0: a free one), on loopback only when `loopbackOnly`. The store is used
     /// only with the server's lock held.
@@ -53,7 +55,7 @@ public final class HAPServer: Service, @unchecked Sendable {
 
     /// Serves until its task is cancelled or ``stop()`` is called, then closes every connection.
     public func run() async throws {
-        Thread.detachNewThread { [self] in acceptLoop() }
+        LoopThread.start(name: "HAP listener") { [self] in acceptLoop() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.withLock {
@@ -78,6 +80,13 @@ public final class HAPServer: Service, @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Ends every connection (after the pairings were removed: the accessory is unpaired).
+    public func closeConnections() {
+        lock.withLock {
+            for connection in connections.values { connection.shutdown() }
+        }
+    }
+
     /// How many connections are open.
     public var connectionCount: Int { lock.withLock { connections.count } }
 
@@ -90,7 +99,7 @@ public final class HAPServer: Service, @unchecked Sendable {
                 if lock.withLock({ stopped }) { return }
                 if error == .badFileDescriptor || error == .invalidArgument { return }
                 // Out of descriptors: the connections that end make room.
-                if error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem { Thread.sleep(forTimeInterval: 0.1) }
+                if error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem { usleep(100_000) }
                 continue
             }
             let connection = HAPConnection(descriptor: descriptor, session: HAPSession(
@@ -102,7 +111,7 @@ public final class HAPServer: Service, @unchecked Sendable {
             }
             guard admitted else { connection.close(); continue }
             connection.setSendTimeout(HAPServer.sendTimeout)
-            Thread.detachNewThread { [self] in serve(connection) }
+            LoopThread.start(name: "HAP connection") { [self] in serve(connection) }
         }
     }
 
@@ -114,35 +123,79 @@ public final class HAPServer: Service, @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while let count = connection.read(into: &buffer), count > 0 {
             let bytes = Array(buffer.prefix(count))
-            let keepOpen = lock.withLock { () -> Bool in
-                handling = connection
-                defer { handling = nil }
-                do {
-                    let (output, effects) = try connection.session.receive(bytes)
-                    guard connection.send(output) else { return false }
-                    for case .pairingsRemoved(let identifiers) in effects {
-                        for other in connections.values where other.session.controller.map({ identifiers.contains($0.identifier) }) ?? false {
-                            other.shutdown()
-                        }
-                    }
-                    return true
-                } catch let closing as HAPSessionClosing {
-                    _ = connection.send(closing.answer)
-                    return false
-                } catch {
-                    return false
+            var step = lock.withLock { handle(connection) { (session: inout HAPSession) throws(HAPSessionClosing) in try session.receive(bytes) } }
+            // A write waits for its command outside the lock: the other sessions are served and
+            // get their events meanwhile. This connection reads nothing more until it is answered.
+            while case .write(let writes) = step {
+                let statuses = perform(writes)
+                step = lock.withLock {
+                    connection.writing = []
+                    return handle(connection) { (session: inout HAPSession) throws(HAPSessionClosing) in try session.completeWrites(statuses) }
                 }
             }
-            guard keepOpen else { return }
+            guard case .keepOpen = step else { return }
         }
     }
 
-    /// Sends an event with the changed values to every session subscribed to one of them, but the
-    /// one whose write changed them.
+    /// What a connection does after a request: read on, write values first, or close.
+    private enum Step {
+        case keepOpen
+        case write([HAPCharacteristicWrite])
+        case close
+    }
+
+    /// Runs one step of a connection's session and sends its output; called with the lock held.
+    private func handle(_ connection: HAPConnection, _ step: (inout HAPSession) throws(HAPSessionClosing) -> (output: [UInt8], effects: [HAPSession.Effect])) -> Step {
+        do throws(HAPSessionClosing) {
+            let (output, effects) = try step(&connection.session)
+            guard connection.send(output) else { return .close }
+            var writes: [HAPCharacteristicWrite] = []
+            for effect in effects {
+                switch effect {
+                case .pairingsRemoved(let identifiers):
+                    for other in connections.values where other.session.controller.map({ identifiers.contains($0.identifier) }) ?? false {
+                        other.shutdown()
+                    }
+                case .writes(let values):
+                    writes += values
+                }
+            }
+            guard writes.isEmpty else {
+                connection.writing = Set(writes.map(\.id))
+                return .write(writes)
+            }
+            return .keepOpen
+        } catch {
+            _ = connection.send(error.answer)
+            return .close
+        }
+    }
+
+    /// Writes the values through the database, one after the other, waiting on this connection's
+    /// thread (never on the cooperative pool's).
+    private func perform(_ writes: [HAPCharacteristicWrite]) -> [HAPStatus] {
+        let database = self.database
+        let done = DispatchSemaphore(value: 0)
+        let statuses = Locked<[HAPStatus]>([])
+        Task {
+            for write in writes {
+                let status = await database.write(write.id, write.value)
+                statuses.withLock { $0.append(status) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return statuses.withLock { $0 }
+    }
+
+    /// Sends an event with the changed values to every session subscribed to one of them, but not
+    /// to a session of the values it is writing.
     private func changed(_ values: [HAPCharacteristicID: HAPJSON]) {
         lock.withLock {
-            for connection in connections.values where connection !== handling {
-                if let event = connection.session.event(for: values), !connection.send(event) {
+            for connection in connections.values {
+                // A controller is not told of the value it is writing.
+                let others = values.filter { !connection.writing.contains($0.key) }
+                if let event = connection.session.event(for: others), !connection.send(event) {
                     connection.shutdown()
                 }
             }
@@ -152,11 +205,13 @@ public final class HAPServer: Service, @unchecked Sendable {
 
 /// One accepted connection: owns its descriptor and closes it once.
 final class HAPConnection: @unchecked Sendable {
-    // @unchecked Sendable: `session` is only touched with the server's lock held; `closed` with
+    // @unchecked Sendable: `session` and `writing` are only touched with the server's lock held; `closed` with
     // `descriptorLock` held; `descriptor` is set once.
     let descriptor: CInt
     var session: HAPSession
-    private let descriptorLock = NSLock()
+    /// The characteristics its session is writing now (it gets no event of them).
+    var writing: Set<HAPCharacteristicID> = []
+    private let descriptorLock = ThreadLock()
     private var closed = false
 
     init(descriptor: CInt, session: HAPSession) {

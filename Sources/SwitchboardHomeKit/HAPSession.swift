@@ -8,6 +8,10 @@ public struct HAPSession {
     public enum Effect: Equatable, Sendable {
         /// Pairings removed: their sessions end (after this answer).
         case pairingsRemoved([[UInt8]])
+        /// A `PUT /characteristics` writes these values: the server performs them (without
+        /// holding anything other sessions need) and hands the statuses, in this order, to
+        /// ``completeWrites(_:)``, which answers; until then the session answers nothing more.
+        case writes([HAPCharacteristicWrite])
     }
 
     let accessory: AccessoryIdentity
@@ -22,6 +26,9 @@ public struct HAPSession {
     public private(set) var controller: Pairing?
     /// The characteristics this session subscribed to (`ev`).
     public private(set) var subscriptions: Set<HAPCharacteristicID> = []
+    /// A `PUT /characteristics` waiting for its writes: each entry's status so far (nil: its
+    /// value is being written).
+    private var pendingWrite: [(HAPCharacteristicID, HAPStatus?)]?
 
     public init(accessory: AccessoryIdentity, setupCode: SetupCode, store: any PairingStore, database: any HAPAccessoryDatabase) {
         self.accessory = accessory
@@ -47,9 +54,35 @@ public struct HAPSession {
         } else {
             parser.append(bytes)
         }
+        return try process()
+    }
+
+    /// Whether a `PUT /characteristics` waits for its writes (``Effect/writes(_:)``).
+    public var isWriting: Bool { pendingWrite != nil }
+
+    /// Answers the `PUT /characteristics` that waited for its writes, with their statuses in the
+    /// order ``Effect/writes(_:)`` gave them, then the requests that arrived meanwhile.
+    public mutating func completeWrites(_ statuses: [HAPStatus]) throws(HAPSessionClosing) -> (output: [UInt8], effects: [Effect]) {
+        guard let pending = pendingWrite else { return ([], []) }
+        pendingWrite = nil
+        var remaining = statuses[...]
+        let results = pending.map { id, status in (id, status ?? remaining.popFirst() ?? .serviceCommunicationFailure) }
+        var output: [UInt8]
+        do {
+            output = try sealer!.seal(HAPSession.writeAnswer(results))
+        } catch {
+            throw HAPSessionClosing(answer: [], reason: "cannot seal an answer: \(error)")
+        }
+        let more = try process()
+        output += more.output
+        return (output, more.effects)
+    }
+
+    /// Handles the requests the parser holds, up to one that waits for writes.
+    private mutating func process() throws(HAPSessionClosing) -> (output: [UInt8], effects: [Effect]) {
         var output: [UInt8] = []
         var effects: [Effect] = []
-        while true {
+        while pendingWrite == nil {
             let request: HAPRequest?
             do throws(HAPRequestError) {
                 request = try parser.next()
@@ -63,6 +96,8 @@ public struct HAPSession {
             let wasEncrypted = isEncrypted
             let (answer, requestEffects, keys) = handle(request)
             effects += requestEffects
+            // A write in progress answers later (completeWrites).
+            if pendingWrite != nil { break }
             do {
                 output += wasEncrypted ? try sealer!.seal(answer) : answer
             } catch {
@@ -137,7 +172,7 @@ public struct HAPSession {
         case ("GET", "/characteristics"):
             return (readCharacteristics(request), [], nil)
         case ("PUT", "/characteristics"):
-            return (writeCharacteristics(request), [], nil)
+            return writeCharacteristics(request)
         case ("POST", "/pairings"):
             let (answer, removed) = pairings(request, by: controller)
             return (HAPSession.response(200, "application/pairing+tlv8", answer.encoded()), removed.isEmpty ? [] : [.pairingsRemoved(removed)], nil)
@@ -177,15 +212,17 @@ public struct HAPSession {
         return HAPSession.json(200, .object(["characteristics": .array(results)]))
     }
 
-    private mutating func writeCharacteristics(_ request: HAPRequest) -> [UInt8] {
+    /// Subscriptions are taken at once; values are written by the server (``Effect/writes(_:)``),
+    /// and the answer waits for them.
+    private mutating func writeCharacteristics(_ request: HAPRequest) -> ([UInt8], [Effect], SessionKeys?) {
+        let invalid = HAPSession.json(400, .object(["status": .int(HAPStatus.invalidValue.rawValue)]))
         guard let body = HAPJSON(parsing: request.body), case .array(let entries)? = body["characteristics"] else {
-            return HAPSession.json(400, .object(["status": .int(HAPStatus.invalidValue.rawValue)]))
+            return (invalid, [], nil)
         }
-        var statuses: [(HAPCharacteristicID, HAPStatus)] = []
+        var statuses: [(HAPCharacteristicID, HAPStatus?)] = []
+        var writes: [HAPCharacteristicWrite] = []
         for entry in entries {
-            guard let aid = entry["aid"]?.intValue, let iid = entry["iid"]?.intValue else {
-                return HAPSession.json(400, .object(["status": .int(HAPStatus.invalidValue.rawValue)]))
-            }
+            guard let aid = entry["aid"]?.intValue, let iid = entry["iid"]?.intValue else { return (invalid, [], nil) }
             let id = HAPCharacteristicID(aid: aid, iid: iid)
             var status = HAPStatus.success
             if let ev = entry["ev"] {
@@ -196,10 +233,21 @@ public struct HAPSession {
                 }
             }
             if status == .success, let value = entry["value"] {
-                status = database.write(id, value)
+                writes.append(HAPCharacteristicWrite(id: id, value: value))
+                statuses.append((id, nil))
+            } else {
+                statuses.append((id, status))
             }
-            statuses.append((id, status))
         }
+        guard writes.isEmpty else {
+            pendingWrite = statuses
+            return ([], [.writes(writes)], nil)
+        }
+        return (HAPSession.writeAnswer(statuses.map { ($0.0, $0.1 ?? .success) }), [], nil)
+    }
+
+    /// 204 when every write succeeded, else 207 with each one's status.
+    static func writeAnswer(_ statuses: [(HAPCharacteristicID, HAPStatus)]) -> [UInt8] {
         guard statuses.contains(where: { $0.1 != .success }) else { return HAPSession.response(204, nil, []) }
         let body207 = HAPJSON.object(["characteristics": .array(statuses.map {
             .object(["aid": .int($0.0.aid), "iid": .int($0.0.iid), "status": .int($0.1.rawValue)])

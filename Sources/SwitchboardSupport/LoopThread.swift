@@ -2,16 +2,16 @@
 import Glibc
 #endif
 
-/// A detached thread of its own for an ``EventLoop``: it sleeps in `poll` and never takes a
-/// thread of Swift's cooperative pool or of Dispatch.
-enum LoopThread {
+/// A detached thread of its own for an ``EventLoop`` (or a HAP connection): it blocks in `poll`
+/// or `read` and never takes a thread of Swift's cooperative pool or of Dispatch.
+public enum LoopThread {
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
     }
 
     /// Starts `body` on a new thread for the loop called `name`.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

@@ -33,6 +33,8 @@ usage: switchboard [--socket PATH] <command> [arguments]
   button <id> --double                    press a simulated push-button twice (its double press)
   input <id> active|inactive              open or close a simulated contact, trip a sensor (--simulate)
   check <file> [--simulate]               validate a devices.json without a daemon
+  homekit                                 the HomeKit bridge: its setup code, paired or not, the controllers
+  homekit reset                           unpair every controller (the bridge keeps its identity)
 
   --socket PATH   the daemon's socket (default /run/switchboard/switchboard.sock)
   --broker URL    every node on this MQTT broker instead (the fleet): its Control Center,
@@ -159,6 +161,13 @@ func argument(_ what: String) -> String {
     guard let value = arguments.first, !value.hasPrefix("--") else { fail("\(command) needs \(what)\n\n\(usage)", .usage) }
     arguments.removeFirst()
     return value
+}
+
+/// The HomeKit bridge in one line: serving on port N, K controllers paired; or why it is off.
+func homekitLine(_ report: HomeKitBridge.Report) -> String {
+    guard report.serving else { return "off: \(report.problem ?? "no homekit block")" }
+    let count = report.controllers?.count ?? 0
+    return "serving on port \(report.port ?? 0), " + (count == 0 ? "not paired" : "\(count) controller\(count == 1 ? "" : "s") paired")
 }
 
 @MainActor
@@ -303,6 +312,7 @@ case "status":
     for input in reply.inputs ?? [] { print("input \(input.id): \(input.value ? "active" : "inactive")") }
     for button in reply.buttons ?? [] { print("button \(button)") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
+    if let homekit = reply.homekit { print("homekit: " + homekitLine(homekit)) }
     for isolation in reply.extensions ?? [] { print("extension \(isolation)") }
     for presentation in reply.presentations ?? [] {
         let reason = presentation.id.flatMap { reply.staleReasons?[$0] }.map { ": \($0)" } ?? ""
@@ -320,6 +330,25 @@ case "health":
     } else {
         for problem in problems { print(problem) }
         exit(Exit.refused.rawValue)
+    }
+case "homekit":
+    let reset = arguments.first == "reset"
+    if reset { arguments.removeFirst() }
+    finishArguments()
+    do {
+        let reply = try client.send(line: reset ? #"{"op":"homekitReset"}"# : #"{"op":"homekit"}"#)
+        if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
+        guard let homekit = reply.homekit else { fail("switchboardd said nothing of HomeKit", .refused) }
+        if reset {
+            print("unpaired: every controller's pairing was removed (the bridge keeps its identity); add it again in the Home app")
+        } else {
+            if let code = homekit.setupCode { print("setup code: \(code)\(homekit.setupCodeSource.map { " (\($0))" } ?? "")") }
+            print(homekitLine(homekit))
+            if let number = homekit.configurationNumber { print("configuration number \(number)") }
+            for controller in homekit.controllers ?? [] { print("controller \(controller)") }
+        }
+    } catch {
+        fail(String(describing: error), .unreachable)
     }
 case "button":
     let double = flag("--double")

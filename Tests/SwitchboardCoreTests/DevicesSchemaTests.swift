@@ -19,10 +19,12 @@ import Testing
         print('node device', len(list(validator.iter_errors({'node': 'garage-pi', 'devices': [node]}))))
         print('node device with a line', len(list(validator.iter_errors({'node': 'garage-pi', 'devices': [dict(node, gpio={'chip': 'main', 'line': 4})]}))))
         print('relay with a node', len(list(validator.iter_errors({'node': 'garage-pi', 'devices': [{'id': 'r', 'type': 'relay', 'gpio': {'chip': 'main', 'line': 4}, 'node': 'shed-pi'}]}))))
+        for homekit in [{}, {'name': 'Garage', 'port': 51826, 'setupCode': '031-45-154'}, {'setupCode': '123-45-678'}, {'setupCode': '03145154'}, {'pin': '031-45-154'}]:
+            print('homekit', len(list(validator.iter_errors({'node': 'garage-pi', 'homekit': homekit}))))
         """
         let result = await DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "sample 0\nwrong-types True\nunknown-keys True\nmissing-fields True\nnode device 0\nnode device with a line 1\nrelay with a node 1\n")
+        #expect(result.stdout == "sample 0\nwrong-types True\nunknown-keys True\nmissing-fields True\nnode device 0\nnode device with a line 1\nrelay with a node 1\nhomekit 0\nhomekit 0\nhomekit 1\nhomekit 1\nhomekit 1\n")
     }
 
     /// The schema allows what the loader allows of inputs: a toggle showing a pulled-up contact

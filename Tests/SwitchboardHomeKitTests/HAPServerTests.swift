@@ -69,6 +69,43 @@ struct HAPServerTests {
         #expect(bridge.identifyCount == 0)
     }
 
+    /// A write that waits for its device holds up no other controller: another session of the
+    /// same pairing is answered and gets its event while the write is unanswered.
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
+    func aSlowWriteHoldsUpNoOtherSession() async throws {
+        let python = try #require(Aiohomekit.python)
+        let folder = NSTemporaryDirectory() + "hap-concurrent-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
+        let port = server.port, bridge = self.bridge
+        bridge.holdWrites()
+        defer { bridge.releaseWrites() }
+        let result = try await serving {
+            let paired = try await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            #expect(paired.status == 0, "pair: \(paired.stderr)")
+            async let run = onThread { ChildProcess.runBlocking(python, [script, "concurrent", folder + "/pairing.json", "2", "9", "3", "9", folder]) }
+            // Once the switch's write waits for its device, the outlet changes on the accessory's
+            // side (on a thread of its own: a server that held its lock through the write would
+            // block it until the write ends).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while bridge.heldWrites == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            Thread.detachNewThread { bridge.set(TestBridge.outletOn, .bool(true)) }
+            while !FileManager.default.fileExists(atPath: folder + "/seen"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            bridge.releaseWrites()
+            return try await run
+        }
+        #expect(result.status == 0, "aiohomekit-daemon.py concurrent: \(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").last, "printed nothing: \(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json(seen["events"]) == #"[{"characteristics":[{"aid":3,"iid":9,"value":true}]}]"#)
+        #expect(seen["pendingAtEvent"] as? Bool == true)
+        #expect(json(seen["read"]) == #"{"characteristics":[{"aid":3,"iid":9,"value":true}]}"#)
+        #expect(seen["pendingAtRead"] as? Bool == true)
+        #expect(json(seen["answer"]) == "{}")
+        #expect(bridge.value(TestBridge.switchOn) == .bool(true))
+    }
+
     @Test func hostileClientsLeaveTheServerServing() async throws {
         let server = self.server, bridge = self.bridge
         // The clients block on their sockets: they run on a thread, and the answers are checked here.

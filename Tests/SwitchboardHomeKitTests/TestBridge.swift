@@ -5,7 +5,7 @@ import SwitchboardHomeKit
 /// characteristic at iid 9. ``set(_:_:)`` changes a value as the accessory's own side would (a
 /// button on the device), and the server learns of it as of every change.
 final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
-    // @unchecked Sendable: `values`, `observer` and `identified` are only touched with `lock` held.
+    // @unchecked Sendable: `values`, `observer`, `identified`, `holding` and `held` are only touched with `lock` held.
     static let switchOn = HAPCharacteristicID(aid: 2, iid: 9)
     static let outletOn = HAPCharacteristicID(aid: 3, iid: 9)
     static let outletInUse = HAPCharacteristicID(aid: 3, iid: 10)
@@ -13,6 +13,8 @@ final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
     private var values: [HAPCharacteristicID: HAPJSON] = [switchOn: .bool(false), outletOn: .bool(false), outletInUse: .bool(true)]
     private var observer: (@Sendable (HAPCharacteristicID, HAPJSON) -> Void)?
     private var identified = 0
+    private var holding = false
+    private var held: [CheckedContinuation<Void, Never>] = []
 
     var identifyCount: Int { lock.withLock { identified } }
 
@@ -44,13 +46,37 @@ final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
         lock.withLock { values[id].map { .success($0) } ?? .failure(.resourceDoesNotExist) }
     }
 
-    func write(_ id: HAPCharacteristicID, _ value: HAPJSON) -> HAPStatus {
+    func write(_ id: HAPCharacteristicID, _ value: HAPJSON) async -> HAPStatus {
         guard id == TestBridge.switchOn || id == TestBridge.outletOn else {
             return id == TestBridge.outletInUse ? .readOnly : .resourceDoesNotExist
         }
         guard let on = value.boolValue else { return .invalidValue }
+        // A slow device: the write waits until the test releases it.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = lock.withLock { () -> Bool in
+                if holding { held.append(continuation) }
+                return holding
+            }
+            if !waits { continuation.resume() }
+        }
         set(id, .bool(on))
         return .success
+    }
+
+    /// Writes from now on wait until ``releaseWrites()``, as a slow device's command does.
+    func holdWrites() { lock.withLock { holding = true } }
+
+    /// How many writes are waiting.
+    var heldWrites: Int { lock.withLock { held.count } }
+
+    /// Lets the waiting writes (and every later one) go on.
+    func releaseWrites() {
+        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            holding = false
+            defer { held = [] }
+            return held
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     func supportsEvents(_ id: HAPCharacteristicID) -> Bool { lock.withLock { values[id] != nil } }

@@ -85,10 +85,14 @@ public enum ConfigurationLoader {
         let extensions = readAll(root.array("extensions", &problems), "extensions", readExtension, &problems)
         let interlocks = readAll(root.array("interlocks", &problems), "interlocks", readInterlock, &problems)
         let pushButtons = readAll(root.array("buttons", &problems), "buttons", readButton, &problems)
+        let homekit = root.value("homekit").flatMap { value -> HomeKitSettings? in
+            if case .null = value { return nil }
+            return readHomeKit(value, &problems)
+        }
         root.finish(&problems)
         return SwitchboardConfiguration(
             node: node, name: name, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
-            extensions: extensions, interlocks: interlocks, buttons: pushButtons
+            extensions: extensions, interlocks: interlocks, buttons: pushButtons, homekit: homekit
         )
     }
 

@@ -8,6 +8,9 @@ extension SwitchboardConfiguration {
         if mqtt != new.mqtt {
             lines.append(new.mqtt == nil ? "MQTT switched off" : mqtt == nil ? "MQTT switched on" : "MQTT settings changed (the broker connection was made again)")
         }
+        if homekit != new.homekit {
+            lines.append(new.homekit == nil ? "HomeKit bridge switched off" : homekit == nil ? "HomeKit bridge switched on" : "HomeKit settings changed (the bridge was started again)")
+        }
         Self.compare("chip", chips, new.chips, id: \.id, &lines)
         Self.compare("device", devices, new.devices, id: \.id, &lines)
         Self.compare("control", controls, new.controls, id: \.kind, &lines)

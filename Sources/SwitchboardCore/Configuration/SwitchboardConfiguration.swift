@@ -20,6 +20,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var interlocks: [InterlockSettings] = []
     /// Push-buttons with short, double and long presses, each performing a placed control.
     public var buttons: [ButtonSettings] = []
+    /// The HomeKit bridge, if any (``HomeKitSettings``).
+    public var homekit: HomeKitSettings? = nil
 
     /// The interlock a device is in, if any.
     public func interlock(of device: String) -> InterlockSettings? { interlocks.first { $0.devices.contains(device) } }

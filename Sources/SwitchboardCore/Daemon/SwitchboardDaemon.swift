@@ -50,6 +50,8 @@ public final class SwitchboardDaemon: Sendable {
     let extensions: ExtensionHosts
     /// Rung each time an extension has listed its controls.
     private let listings = Doorbell()
+    /// The HomeKit bridge, once the state directory is open.
+    let homekit = Locked<HomeKitBridge?>(nil)
 
     /// Who waits for a reload's outcome (`switchboard apply`).
     typealias ReloadCaller = CheckedContinuation<ReloadOutcome, Never>
@@ -156,6 +158,7 @@ public final class SwitchboardDaemon: Sendable {
             stateFile = StateFile(directory: stateDirectory)
             // Before anything else is touched: a second daemon on this state must not start.
             lock = try DaemonLock(stateDirectory: stateDirectory)
+            homekit.withLock { $0 = HomeKitBridge(stateDirectory: stateDirectory, log: log) { [weak self] in self?.runtime } }
             try Self.makeDirectory(String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)]))
             let configuration = try await loadConfiguration()
             runtime = try await start(configuration, chips: try openChips(for: configuration), stateFile: stateFile)
@@ -173,6 +176,7 @@ public final class SwitchboardDaemon: Sendable {
         var services = [
             ServiceGroup.Entry("configurations") { await self.runConfigurations() },
             ServiceGroup.Entry("extension listings") { await self.addListedControls() },
+            ServiceGroup.Entry("HomeKit bridge") { await self.homekit.withLock { $0 }?.run() },
             ServiceGroup.Entry("socket") {
                 await withGracefulShutdownHandler { await self.serve(listener) } onGracefulShutdown: { listener.stop() }
             },
@@ -333,6 +337,7 @@ public final class SwitchboardDaemon: Sendable {
     private func setCurrent(_ runtime: NodeRuntime) {
         current.withLock { $0 = runtime }
         nextGeneration.yield(runtime)
+        homekit.withLock { $0 }?.follow(runtime)
         // Swift controls rendered while the node was starting could not reach its devices yet.
         for kind in swiftControls.map(\.kind) + extensions.all.flatMap(\.kinds) { runtime.center.push(kind: kind) }
     }

@@ -31,6 +31,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var extensions: [String]?
     /// Each push-button of `buttons[]`: what its presses do and its last press, for `status`.
     public var buttons: [String]?
+    /// The HomeKit bridge, for `status` and `homekit` (absent: no `homekit` block).
+    public var homekit: HomeKitBridge.Report?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -39,7 +41,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, homekit
     }
 
     public init(from decoder: any Decoder) throws {
@@ -55,6 +57,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         inputs = try container.decodeIfPresent([DeviceValue].self, forKey: .inputs)
         extensions = try container.decodeIfPresent([String].self, forKey: .extensions)
         buttons = try container.decodeIfPresent([String].self, forKey: .buttons)
+        homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -70,6 +73,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(inputs, forKey: .inputs)
         try container.encodeIfPresent(extensions, forKey: .extensions)
         try container.encodeIfPresent(buttons, forKey: .buttons)
+        try container.encodeIfPresent(homekit, forKey: .homekit)
     }
 
     // The control reply's fields, read through.

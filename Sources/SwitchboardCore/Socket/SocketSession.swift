@@ -185,6 +185,25 @@ struct SocketSession {
             }
             daemon.log(.info, "cli: input \(command.id) \(command.active ? "active" : "inactive") (simulated)")
             return SocketReply(ControlReply())
+        case "homekit":
+            guard let bridge = daemon.homekit.withLock({ $0 }), let report = bridge.report(withSetupCode: true) else {
+                return .failure(code: "homekitOff", message: "the HomeKit bridge is off: add a \"homekit\" block to \(daemon.options.configPath) (docs/homekit.md) and run switchboard apply")
+            }
+            var reply = SocketReply(ControlReply())
+            reply.homekit = report
+            return reply
+        case "homekitReset":
+            guard let bridge = daemon.homekit.withLock({ $0 }) else {
+                return .failure(code: "homekitOff", message: "the HomeKit bridge is off")
+            }
+            do {
+                _ = try bridge.reset()
+            } catch {
+                return .failure(code: "homekitReset", message: String(describing: error))
+            }
+            var reply = SocketReply(ControlReply())
+            reply.homekit = bridge.report(withSetupCode: false)
+            return reply
         case "apply":
             daemon.log(.info, "cli: apply \(daemon.options.configPath)")
             switch await daemon.apply() {
@@ -233,6 +252,7 @@ struct SocketSession {
                 socketReply.extensions = extensions.isEmpty ? nil : extensions
                 let buttons = runtime.buttons.keys.sorted().compactMap { runtime.buttons[$0]?.summary }
                 socketReply.buttons = buttons.isEmpty ? nil : buttons
+                socketReply.homekit = daemon.homekit.withLock { $0 }?.report(withSetupCode: false)
             default:
                 break
             }

@@ -1,0 +1,88 @@
+import ControlKitCore
+import SwitchboardHomeKit
+
+/// Makes the served accessories: the bridge (aid 1: Accessory Information and HAP Protocol
+/// Information) and one accessory per Control Center placement, each with its Accessory
+/// Information and its service, every id taken from (or added to) the ``HomeKitAccessoryMap``.
+enum HomeKitAccessoryBuilder {
+    /// One placement to serve: its presentation and its service.
+    struct Placed: Sendable {
+        var presentation: ControlPresentation
+        var kind: HomeKitServiceKind
+    }
+
+    static func accessories(bridgeName: String, node: String, placed: [Placed], map: inout HomeKitAccessoryMap) -> [HomeKitAccessory] {
+        let bridge = HomeKitAccessory(aid: HomeKitAccessoryMap.bridgeAID, placement: nil, kind: nil, services: [
+            information(iids: Array(1...7), name: bridgeName, model: "switchboardd", serial: node),
+            HomeKitService(iid: 8, type: "A2", characteristics: [
+                HomeKitCharacteristic(iid: 9, type: "37", format: "string", perms: ["pr"], role: .fixed(.string("1.1.0"))),
+            ]),
+        ])
+        var result = [bridge]
+        for item in placed {
+            guard let id = item.presentation.id else { continue }
+            let aid = map.aid(for: id)
+            let infoIIDs = ["info", "info.Identify", "info.Manufacturer", "info.Model", "info.Name", "info.SerialNumber", "info.FirmwareRevision"].map { map.iid($0, of: id) }
+            let name = item.presentation.title ?? item.presentation.displayName
+            let info = information(iids: infoIIDs, name: name, model: item.presentation.kind, serial: "\(node).\(id)")
+            let prefix = item.kind.rawValue
+            func characteristic(_ slot: String, _ type: String, _ format: String, _ perms: [String], _ role: HomeKitCharacteristic.Role, max: Int? = nil) -> HomeKitCharacteristic {
+                HomeKitCharacteristic(iid: map.iid("\(prefix).\(slot)", of: id), type: type, format: format, perms: perms, role: role, maxValue: max)
+            }
+            let serviceIID = map.iid(prefix, of: id)
+            var characteristics: [HomeKitCharacteristic]
+            switch item.kind {
+            case .lightbulb, .fan, .switch, .button:
+                characteristics = [characteristic("On", "25", "bool", ["pr", "pw", "ev"], .on)]
+            case .outlet:
+                characteristics = [characteristic("On", "25", "bool", ["pr", "pw", "ev"], .on), characteristic("OutletInUse", "26", "bool", ["pr", "ev"], .outletInUse)]
+            case .contactSensor:
+                characteristics = [characteristic("ContactSensorState", "6A", "uint8", ["pr", "ev"], .contactState, max: 1)]
+            case .motionSensor:
+                characteristics = [characteristic("MotionDetected", "22", "bool", ["pr", "ev"], .motionDetected)]
+            case .garageDoor:
+                characteristics = [
+                    characteristic("CurrentDoorState", "0E", "uint8", ["pr", "ev"], .currentDoorState, max: 4),
+                    characteristic("TargetDoorState", "32", "uint8", ["pr", "pw", "ev"], .targetDoorState, max: 1),
+                    characteristic("ObstructionDetected", "24", "bool", ["pr", "ev"], .obstructionDetected),
+                ]
+            }
+            characteristics.append(characteristic("Name", "23", "string", ["pr"], .fixed(.string(name))))
+            let service = HomeKitService(iid: serviceIID, type: item.kind.serviceType, characteristics: characteristics, primary: true)
+            result.append(HomeKitAccessory(aid: aid, placement: id, kind: item.kind, services: [info, service]))
+        }
+        // In the order of their ids: a placement added first in devices.json comes last, as it is newest.
+        return result.sorted { $0.aid < $1.aid }
+    }
+
+    /// Accessory Information at the given iids: the service, then Identify, Manufacturer, Model,
+    /// Name, SerialNumber, FirmwareRevision.
+    private static func information(iids: [Int], name: String, model: String, serial: String) -> HomeKitService {
+        HomeKitService(iid: iids[0], type: "3E", characteristics: [
+            HomeKitCharacteristic(iid: iids[1], type: "14", format: "bool", perms: ["pw"], role: .identify),
+            HomeKitCharacteristic(iid: iids[2], type: "20", format: "string", perms: ["pr"], role: .fixed(.string("Switchboard"))),
+            HomeKitCharacteristic(iid: iids[3], type: "21", format: "string", perms: ["pr"], role: .fixed(.string(model))),
+            HomeKitCharacteristic(iid: iids[4], type: "23", format: "string", perms: ["pr"], role: .fixed(.string(name))),
+            HomeKitCharacteristic(iid: iids[5], type: "30", format: "string", perms: ["pr"], role: .fixed(.string(serial))),
+            HomeKitCharacteristic(iid: iids[6], type: "52", format: "string", perms: ["pr"], role: .fixed(.string(Switchboard.version))),
+        ])
+    }
+
+    /// A characteristic's value for a placement's presentation (nil: it has none to read).
+    static func value(_ role: HomeKitCharacteristic.Role, kind: HomeKitServiceKind?, _ presentation: ControlPresentation?) -> HAPJSON? {
+        let on = presentation?.value ?? false
+        switch role {
+        case .fixed(let value): return value
+        case .identify: return nil
+        // A button's switch is off but while it performs.
+        case .on: return .bool(kind == .button ? false : on)
+        case .outletInUse: return .bool(on)
+        // Active input: the contact is open (HAP's 1, "contact not detected").
+        case .contactState: return .int(on ? 1 : 0)
+        case .motionDetected: return .bool(on)
+        // The reed switch says open (0) or closed (1); the target follows it once it is there.
+        case .currentDoorState, .targetDoorState: return .int(on ? 0 : 1)
+        case .obstructionDetected: return .bool(false)
+        }
+    }
+}

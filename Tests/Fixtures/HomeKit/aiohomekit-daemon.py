@@ -1,0 +1,201 @@
+"""Drives switchboardd's HomeKit bridge as aiohomekit's IP controller does, one step per run,
+keeping the pairing in a JSON file between runs (so that a step can follow a daemon restart).
+Each run prints one JSON line.
+
+    python aiohomekit-daemon.py pair HOST PORT SETUP_CODE PAIRING_FILE
+    python aiohomekit-daemon.py accessories PAIRING_FILE
+    python aiohomekit-daemon.py put PAIRING_FILE AID IID JSON_VALUE
+    python aiohomekit-daemon.py watch PAIRING_FILE AID IID MARKER SECONDS
+    python aiohomekit-daemon.py verify PAIRING_FILE
+    python aiohomekit-daemon.py concurrent PAIRING_FILE WRITE_AID WRITE_IID EVENT_AID EVENT_IID FOLDER
+
+pair: aiohomekit's own pair-setup state machines with the setup code. accessories: GET
+/accessories over aiohomekit's SecureHomeKitConnection (pair-verify, encrypted session), parsed
+by aiohomekit's model; prints for each accessory its aid, name and each service's type, iid and
+characteristics (type, iid, value). put: PUT /characteristics of one value, prints the answer
+(aiohomekit's {} for 204, else the statuses). watch: subscribes to one characteristic, writes
+MARKER (an empty file), and prints the events received within SECONDS. verify: pair-verify over a
+plain socket with aiohomekit's get_session_keys: prints whether the accessory still knows this
+controller. concurrent: two sessions of the same pairing; the first writes true to one
+characteristic while the second, subscribed to another, waits for its event (FOLDER/writing is
+written once the write is sent, FOLDER/seen once the event came and a read was answered): prints
+whether the write was still unanswered when the event came and when the read was answered.
+"""
+
+import asyncio
+import json
+import sys
+
+from aiohomekit.controller.ip.connection import HomeKitConnection, SecureHomeKitConnection
+from aiohomekit.model import Accessories
+from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
+from aiohomekit.protocol.tlv import TLV
+
+
+async def exchange(machine, connection, target):
+    request, expected = machine.send(None)
+    while True:
+        response = await connection.post_tlv(target, body=request, expected=expected)
+        try:
+            request, expected = machine.send(response)
+        except StopIteration as result:
+            return result.value
+
+
+class Owner:
+    """What SecureHomeKitConnection asks of its IpPairing: a name, events, connection news."""
+
+    description = None
+    name = "aiohomekit-daemon"
+
+    def __init__(self):
+        self.events = []
+        self.event = asyncio.Event()
+
+    def event_received(self, parsed):
+        self.events.append(parsed)
+        self.event.set()
+
+    async def connection_made(self, secure):
+        pass
+
+
+async def pair(host, port, code, path):
+    import uuid
+    connection = HomeKitConnection(None, [host], port)
+    await connection.ensure_connection()
+    try:
+        salt, public_key = await exchange(perform_pair_setup_part1(False), connection, "/pair-setup")
+        pairing = await exchange(perform_pair_setup_part2(code, str(uuid.uuid4()), salt, public_key), connection, "/pair-setup")
+    finally:
+        await connection.close()
+    pairing = {**pairing, "AccessoryIP": host, "AccessoryPort": port}
+    with open(path, "w") as file:
+        json.dump(pairing, file)
+    return {"paired": True, "controller": pairing["iOSPairingId"]}
+
+
+async def secure_session(path, owner):
+    with open(path) as file:
+        pairing = json.load(file)
+    secure = SecureHomeKitConnection(owner, pairing)
+    await asyncio.wait_for(secure.ensure_connection(), 10)
+    return secure
+
+
+async def accessories(path):
+    secure = await secure_session(path, Owner())
+    try:
+        raw = await secure.get_json("/accessories")
+    finally:
+        await secure.close()
+    model = Accessories.from_list(raw["accessories"])
+    return {"accessories": [
+        {
+            "aid": accessory.aid,
+            "name": accessory.name,
+            "services": [
+                {
+                    "type": service.type,
+                    "iid": service.iid,
+                    "characteristics": [{"type": c.type, "iid": c.iid, "value": c.value} for c in service.characteristics],
+                }
+                for service in accessory.services
+            ],
+        }
+        for accessory in model
+    ]}
+
+
+async def put(path, aid, iid, value):
+    secure = await secure_session(path, Owner())
+    try:
+        answer = await secure.put_json("/characteristics", {"characteristics": [{"aid": aid, "iid": iid, "value": value}]})
+    finally:
+        await secure.close()
+    return {"answer": answer}
+
+
+async def watch(path, aid, iid, marker, seconds):
+    owner = Owner()
+    secure = await secure_session(path, owner)
+    try:
+        subscribed = await secure.put_json("/characteristics", {"characteristics": [{"aid": aid, "iid": iid, "ev": True}]})
+        open(marker, "w").close()
+        try:
+            await asyncio.wait_for(owner.event.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+    finally:
+        await secure.close()
+    return {"subscribed": subscribed, "events": owner.events}
+
+
+async def verify(path):
+    with open(path) as file:
+        pairing = json.load(file)
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(pairing["AccessoryIP"], pairing["AccessoryPort"]), 5)
+    except OSError as error:
+        return {"verified": False, "error": f"connect: {error}"}
+    machine = get_session_keys(pairing)
+    request, expected = machine.send(None)
+    try:
+        while True:
+            body = TLV.encode_list(request)
+            writer.write(b"POST /pair-verify HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\n"
+                         + f"Content-Length: {len(body)}\r\n\r\n".encode() + bytes(body))
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            length = int([line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")][0])
+            response = TLV.decode_bytes(await asyncio.wait_for(reader.readexactly(length), 5), expected=expected)
+            request, expected = machine.send(response)
+    except StopIteration:
+        return {"verified": True}
+    except Exception as error:  # aiohomekit's refusal (an unknown controller: Authentication)
+        return {"verified": False, "error": f"{type(error).__name__}: {error}"}
+    finally:
+        writer.close()
+
+
+async def concurrent(path, write_aid, write_iid, event_aid, event_iid, folder):
+    writer_owner, watcher_owner = Owner(), Owner()
+    writer = await secure_session(path, writer_owner)
+    watcher = await secure_session(path, watcher_owner)
+    try:
+        subscribed = await watcher.put_json("/characteristics", {"characteristics": [{"aid": event_aid, "iid": event_iid, "ev": True}]})
+        writing = asyncio.ensure_future(
+            writer.put_json("/characteristics", {"characteristics": [{"aid": write_aid, "iid": write_iid, "value": True}]}))
+        open(folder + "/writing", "w").close()
+        await asyncio.wait_for(watcher_owner.event.wait(), 10)
+        pending_at_event = not writing.done()
+        read = await asyncio.wait_for(watcher.get_json(f"/characteristics?id={event_aid}.{event_iid}"), 10)
+        pending_at_read = not writing.done()
+        open(folder + "/seen", "w").close()
+        answer = await asyncio.wait_for(writing, 10)
+    finally:
+        await writer.close()
+        await watcher.close()
+    return {"subscribed": subscribed, "events": watcher_owner.events, "pendingAtEvent": pending_at_event,
+            "read": read, "pendingAtRead": pending_at_read, "answer": answer}
+
+
+def main(arguments):
+    step = arguments[0]
+    if step == "pair":
+        work = pair(arguments[1], int(arguments[2]), arguments[3], arguments[4])
+    elif step == "accessories":
+        work = accessories(arguments[1])
+    elif step == "put":
+        work = put(arguments[1], int(arguments[2]), int(arguments[3]), json.loads(arguments[4]))
+    elif step == "watch":
+        work = watch(arguments[1], int(arguments[2]), int(arguments[3]), arguments[4], float(arguments[5]))
+    elif step == "verify":
+        work = verify(arguments[1])
+    elif step == "concurrent":
+        work = concurrent(arguments[1], *[int(argument) for argument in arguments[2:6]], arguments[6])
+    else:
+        raise SystemExit(f"unknown step {step}")
+    print(json.dumps(asyncio.run(work)))
+
+
+main(sys.argv[1:])
