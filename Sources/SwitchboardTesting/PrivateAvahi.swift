@@ -46,8 +46,14 @@ public final class PrivateAvahi: @unchecked Sendable {
         if geteuid() != 0 { return "not root: a private avahi-daemon needs network and mount namespaces" }
         let missing = tools.keys.sorted().filter { tool($0) == nil }
         if !missing.isEmpty { return "missing \(missing.joined(separator: ", ")): apt install avahi-daemon avahi-utils dbus iproute2" }
-        return nil
+        return namespacesRefused
     }
+
+    /// Why this kernel (or container) refuses the namespaces avahi-daemon would run in, or nil.
+    private static let namespacesRefused: String? = {
+        let result = ChildProcess.runBlocking(tool("unshare")!, ["--net", "--mount", "--propagation", "private", "/bin/true"])
+        return result.status == 0 ? nil : "no network and mount namespaces here (unshare --net --mount: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))"
+    }()
 
     /// Starts the private bus (at ``busAddress``), and avahi-daemon on it unless `daemon` is false.
     public init(daemon startDaemon: Bool = true) async throws {
