@@ -35,7 +35,7 @@ public final class PrivateAvahi: @unchecked Sendable {
     static let tools = ["dbus-daemon": ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"],
                         "avahi-daemon": ["/usr/sbin/avahi-daemon", "/sbin/avahi-daemon"],
                         "avahi-browse": ["/usr/bin/avahi-browse"], "avahi-publish": ["/usr/bin/avahi-publish"],
-                        "unshare": ["/usr/bin/unshare", "/bin/unshare"], "ip": ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]]
+                        "unshare": ["/usr/bin/unshare", "/bin/unshare"], "nsenter": ["/usr/bin/nsenter", "/bin/nsenter"], "ip": ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]]
 
     static func tool(_ name: String) -> String? {
         tools[name]?.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -128,6 +128,14 @@ public final class PrivateAvahi: @unchecked Sendable {
             self.log(logName).contains("Server startup complete") || self.daemon?.isRunning != true
         }
         guard started, daemon?.isRunning == true else { throw HarnessError("avahi-daemon did not start: \(log(logName))") }
+    }
+
+    /// Runs `path` with `arguments` in avahi-daemon's network namespace (`nsenter --net`), where
+    /// an mDNS client of its own (python-zeroconf, say) queries over loopback beside the daemon.
+    public func runInDaemonsNetwork(_ path: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        guard let pid = daemon?.pid else { throw HarnessError("avahi-daemon is not running") }
+        guard let nsenter = Self.tool("nsenter") else { throw HarnessError("no nsenter: apt install util-linux") }
+        return await ChildProcess.run(nsenter, ["--net=/proc/\(pid)/ns/net", "--", path] + arguments)
     }
 
     /// Stops avahi-daemon (SIGTERM: it withdraws what it announced and leaves the bus).

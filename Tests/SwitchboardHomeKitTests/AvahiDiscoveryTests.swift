@@ -63,6 +63,57 @@ struct AvahiDiscoveryTests {
         #expect(advertiser.status == .idle)
     }
 
+    /// What aiohomekit's own discovery (python-zeroconf's mDNS queries, aiohomekit's
+    /// `HomeKitService`) reads of the service, from inside avahi-daemon's network.
+    func aiohomekitDiscovers(_ avahi: PrivateAvahi, _ name: String) async throws -> [String: Any] {
+        let result = try await avahi.runInDaemonsNetwork(try #require(Aiohomekit.python), [Aiohomekit.folder + "/aiohomekit-discover.py", name, "3"])
+        #expect(result.status == 0, "aiohomekit-discover.py: \(result.stderr)")
+        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? "{}"
+        return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
+    func aiohomekitsDiscoveryFindsTheBridgeUnpairedThenPairedThenNoMore() async throws {
+        let avahi = try await PrivateAvahi()
+        let advertiser = try AvahiAdvertiser(retryInterval: .milliseconds(200), log: log.append)
+        defer { advertiser.stop() }
+        var record = try record()
+        advertiser.advertise(record)
+        #expect(await eventually(within: .seconds(10)) { advertiser.status == .advertised(name: record.name) }, "log: \(log.lines)")
+
+        let found = try await aiohomekitDiscovers(avahi, record.name)
+        #expect(found["found"] as? Bool == true, "aiohomekit: \(found)")
+        #expect(found["id"] as? String == "aa:bb:cc:dd:ee:ff") // aiohomekit lower-cases it
+        #expect(found["model"] as? String == "Switchboard")
+        #expect(found["port"] as? Int == 51826)
+        #expect(found["address"] as? String == "127.0.0.1")
+        #expect(found["config_num"] as? Int == 1)
+        #expect(found["state_num"] as? Int == 1)
+        #expect(found["feature_flags"] as? Int == 0)
+        #expect(found["status_flags"] as? Int == 1) // StatusFlags.UNPAIRED
+        #expect(found["category"] as? Int == 2) // Categories.BRIDGE
+        #expect(found["protocol_version"] as? String == "1.1")
+
+        record.isPaired = true
+        record.configurationNumber = 2
+        advertiser.advertise(record)
+        var paired: [String: Any] = [:]
+        _ = await eventually(within: .seconds(10), every: .milliseconds(200)) {
+            paired = (try? await aiohomekitDiscovers(avahi, record.name)) ?? [:]
+            return paired["status_flags"] as? Int == 0
+        }
+        #expect(paired["status_flags"] as? Int == 0, "aiohomekit: \(paired)")
+        #expect(paired["config_num"] as? Int == 2)
+
+        advertiser.withdraw()
+        var after: [String: Any] = [:]
+        _ = await eventually(within: .seconds(15), every: .milliseconds(200)) {
+            after = (try? await aiohomekitDiscovers(avahi, record.name)) ?? [:]
+            return after["found"] as? Bool == false
+        }
+        #expect(after["found"] as? Bool == false, "aiohomekit still finds it: \(after)")
+    }
+
     @Test func nameTakenOnThisHostIsReplacedByAvahisAlternative() async throws {
         let avahi = try await PrivateAvahi()
         let other = try avahi.publish(name: "Switchboard Test", type: HAPServiceRecord.serviceType, port: 40000, txt: ["sf=1"])
