@@ -41,8 +41,10 @@ public final class AvahiAdvertiser: @unchecked Sendable {
     private var wanted: HAPServiceRecord?
     /// What the entry group holds (committed), under `name`.
     private var registered: HAPServiceRecord?
-    /// The instance name in use: the record's, or Avahi's alternative after a collision.
+    /// The instance name in use: the record's, or Avahi's alternative after a collision, and the
+    /// record's name it was made for.
     private var name: String?
+    private var nameRequested: String?
     /// The client failed (D-Bus went away) or the group is stale: both are freed and made again.
     private var clientFailed = false
     private var groupStale = false
@@ -151,6 +153,7 @@ public final class AvahiAdvertiser: @unchecked Sendable {
             if let group, !LibAvahi.isEmpty(group) { LibAvahi.reset(group) }
             registered = nil
             name = nil
+            nameRequested = nil
             setStatus(.idle)
             return
         }
@@ -193,7 +196,11 @@ public final class AvahiAdvertiser: @unchecked Sendable {
                 log("HomeKit discovery: avahi_entry_group_update_service_txt_strlst: \(LibAvahi.errorText(code)); advertising \"\(name)\" anew")
             }
         }
-        if registered?.name != wanted.name || name == nil { name = wanted.name }
+        // The name stays Avahi's alternative after a collision, until the record's name changes.
+        if name == nil || nameRequested != wanted.name {
+            name = wanted.instanceName
+            nameRequested = wanted.name
+        }
         register(wanted, in: group)
     }
 
@@ -202,7 +209,7 @@ public final class AvahiAdvertiser: @unchecked Sendable {
     private func register(_ record: HAPServiceRecord, in group: OpaquePointer) {
         if !LibAvahi.isEmpty(group) { LibAvahi.reset(group) }
         registered = nil
-        var candidate = name ?? record.name
+        var candidate = name ?? record.instanceName
         var code = LibAvahi.addService(group, name: candidate, type: HAPServiceRecord.serviceType, port: record.port, txt: record.txt)
         var tries = 0
         while LibAvahi.isCollision(code), tries < 20 {

@@ -44,6 +44,14 @@ public struct HAPServiceRecord: Sendable, Equatable {
         self.stateNumber = stateNumber
     }
 
+    /// The name as advertised: DNS-SD allows 63 bytes of UTF-8 in an instance name, so a longer
+    /// one is cut at the last whole character that fits.
+    public var instanceName: String {
+        var cut = ""
+        for character in name where cut.utf8.count + String(character).utf8.count <= 63 { cut.append(character) }
+        return cut
+    }
+
     /// The TXT record's keys and values, in HAP's order.
     public var txt: [(key: String, value: String)] {
         var pairs: [(key: String, value: String)] = [

@@ -138,6 +138,14 @@ public final class PrivateAvahi: @unchecked Sendable {
         return await ChildProcess.run(nsenter, ["--net=/proc/\(pid)/ns/net", "--", path] + arguments)
     }
 
+    /// Starts `path` with `arguments` in avahi-daemon's network namespace, its output in the
+    /// harness's file `logName`, until the returned process is stopped.
+    public func startInDaemonsNetwork(_ path: String, _ arguments: [String], logName: String) throws -> ChildProcess {
+        guard let pid = daemon?.pid else { throw HarnessError("avahi-daemon is not running") }
+        guard let nsenter = Self.tool("nsenter") else { throw HarnessError("no nsenter: apt install util-linux") }
+        return try ChildProcess(nsenter, ["--net=/proc/\(pid)/ns/net", "--", path] + arguments, logPath: directory + "/" + logName)
+    }
+
     /// Stops avahi-daemon (SIGTERM: it withdraws what it announced and leaves the bus).
     public func stopDaemon() {
         _ = daemon?.stop(signal: SIGTERM, grace: .seconds(5))

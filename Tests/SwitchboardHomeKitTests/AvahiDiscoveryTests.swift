@@ -129,6 +129,30 @@ struct AvahiDiscoveryTests {
         #expect(log.lines.contains { $0.contains("\"Switchboard Test\" is taken") && $0.contains("\"Switchboard Test #2\"") })
     }
 
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit's zeroconf: run deploy/homekit/aiohomekit-venv.sh"))
+    func nameTakenOnTheNetworkIsReplacedByAvahisAlternative() async throws {
+        let avahi = try await PrivateAvahi()
+        // Another host's mDNS stack (python-zeroconf) holds the name on the network.
+        let other = try avahi.startInDaemonsNetwork(try #require(Aiohomekit.python), [Aiohomekit.folder + "/mdns-publish.py", "Switchboard Test", "40000"],
+                                                    logName: "other-host.log")
+        defer { _ = other.stop() }
+        #expect(await eventually(within: .seconds(10)) { avahi.log("other-host.log").contains("published") }, "\(avahi.log("other-host.log"))")
+
+        let advertiser = try AvahiAdvertiser(retryInterval: .milliseconds(200), log: log.append)
+        defer { advertiser.stop() }
+        advertiser.advertise(try record())
+        #expect(await eventually(within: .seconds(15)) { advertiser.status == .advertised(name: "Switchboard Test #2") },
+                "status: \(advertiser.status); log: \(log.lines)")
+        #expect(log.lines.contains { $0.contains("\"Switchboard Test\" is taken on the network") && $0.contains("\"Switchboard Test #2\"") })
+        #expect(await browsed(avahi, "Switchboard Test #2")?.port == 51826)
+        // It keeps the name it took: an update is announced under "#2", not the taken name.
+        var paired = try record()
+        paired.isPaired = true
+        advertiser.advertise(paired)
+        #expect(await browsed(avahi, "Switchboard Test #2") { $0.txt["sf"] == "0" } != nil, "log: \(log.lines)")
+        #expect(advertiser.status == .advertised(name: "Switchboard Test #2"))
+    }
+
     @Test func withoutAnyDBusAdvertisingReturnsAtOnceAndSaysOnceHowToEnableDiscovery() async throws {
         // No bus listens at the address this process's Avahi clients use.
         #expect(!FileManager.default.fileExists(atPath: PrivateAvahi.busDirectory + "/bus"))

@@ -41,6 +41,12 @@ import Testing
         }
     }
 
+    @Test func instanceNameIsCutToSixtyThreeBytesOnACharacter() {
+        let record = HAPServiceRecord(name: String(repeating: "é", count: 40), port: 1, deviceID: "AA:BB:CC:DD:EE:FF", model: "m")
+        #expect(record.instanceName == String(repeating: "é", count: 31)) // 62 bytes; a 32nd would make 64
+        #expect(HAPServiceRecord(name: "Porch", port: 1, deviceID: "", model: "").instanceName == "Porch")
+    }
+
     @Test func txtRecordHasHAPsKeysAndFlagsPairing() throws {
         var record = HAPServiceRecord(name: "Switchboard", port: 51826, deviceID: "AA:BB:CC:DD:EE:FF", model: "Switchboard",
                                       configurationNumber: 3, setupID: try HAPSetupID("7OSX"))
