@@ -3,7 +3,7 @@ import Foundation
 /// A private avahi-daemon on a private system D-Bus, for discovery tests: the daemon runs in a
 /// network namespace of its own whose only interface is loopback (multicast on), so nothing it
 /// announces leaves the namespace, and in a mount namespace whose /run is its own (the machine's
-/// avahi-daemon, if any, keeps its pid file). Avahi's clients (the advertiser under test,
+/// avahi-daemon, if any, keeps its pid file and socket). Avahi's clients (the advertiser under test,
 /// `avahi-browse`, `avahi-publish`) reach it over the private bus.
 ///
 /// Avahi's client library finds the system bus through `DBUS_SYSTEM_BUS_ADDRESS` only, so the
@@ -51,7 +51,7 @@ public final class PrivateAvahi: @unchecked Sendable {
 
     /// Why this kernel (or container) refuses the namespaces avahi-daemon would run in, or nil.
     private static let namespacesRefused: String? = {
-        let result = ChildProcess.runBlocking(tool("unshare")!, ["--net", "--mount", "--propagation", "private", "/bin/true"])
+        let result = ChildProcess.runBlocking(tool("unshare")!, ["--net", "--mount", "--propagation", "unchanged", "/bin/true"])
         return result.status == 0 ? nil : "no network and mount namespaces here (unshare --net --mount: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))"
     }()
 
@@ -120,9 +120,15 @@ public final class PrivateAvahi: @unchecked Sendable {
         """
         try configuration.write(toFile: directory + "/avahi-daemon.conf", atomically: true, encoding: .utf8)
         let ip = Self.tool("ip")!
-        let script = "\(ip) link set lo up && \(ip) link set lo multicast on && mount -t tmpfs switchboard-avahi /run && mkdir -p /run/avahi-daemon && "
+        // Nothing mounted here may reach the machine's /run: the namespace's mounts are made
+        // private (in a chroot, whose / is no mount point, that fails, and the chroot's own
+        // private namespace — deploy/debian13/run.sh's — keeps them in), and a /run still shared
+        // is refused.
+        let script = "mount --make-rprivate / 2>/dev/null; "
+            + "[ \"$(findmnt -no PROPAGATION --target /run 2>/dev/null)\" != shared ] || { echo 'refusing: /run is a shared mount' >&2; exit 1; }; "
+            + "\(ip) link set lo up && \(ip) link set lo multicast on && mount -t tmpfs switchboard-avahi /run && mkdir -p /run/avahi-daemon && "
             + "exec \(Self.tool("avahi-daemon")!) -f \(directory)/avahi-daemon.conf --no-drop-root --no-chroot --no-rlimits --no-proc-title"
-        daemon = try ChildProcess(Self.tool("unshare")!, ["--net", "--mount", "--propagation", "private", "/bin/sh", "-c", script],
+        daemon = try ChildProcess(Self.tool("unshare")!, ["--net", "--mount", "--propagation", "unchanged", "/bin/sh", "-c", script],
                                   logPath: directory + "/" + logName, environment: ["DBUS_SYSTEM_BUS_ADDRESS": Self.busAddress])
         let started = await eventually(within: .seconds(20), every: .milliseconds(50)) {
             self.log(logName).contains("Server startup complete") || self.daemon?.isRunning != true

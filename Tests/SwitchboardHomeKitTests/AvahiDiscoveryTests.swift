@@ -7,7 +7,9 @@ import Testing
 /// `AvahiAdvertiser` against a real avahi-daemon (a private one, on a private D-Bus, in a network
 /// namespace of its own: `PrivateAvahi`), seen by a real client of the LAN, `avahi-browse`; and
 /// without avahi-daemon, or without any D-Bus at all.
-@Suite(.serialized, .enabled(if: PrivateAvahi.unavailableReason == nil, "\(PrivateAvahi.unavailableReason ?? "")"),
+// The trait's comment is a plain literal: Swift 6.0.3 crashes on an interpolation there.
+@Suite(.serialized, .enabled(if: PrivateAvahi.unavailableReason == nil,
+                             "no private avahi-daemon here: needs root, namespaces, avahi-daemon, avahi-utils, dbus, iproute2"),
        .timeLimit(.minutes(3)))
 struct AvahiDiscoveryTests {
     let log = LogLines()
