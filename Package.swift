@@ -11,8 +11,9 @@ import PackageDescription
 /// - `CGPIOD` → `CGPIODAdapter` → `SwitchboardGPIO`: libgpiod 1.x or 2.x behind one C adapter, and
 ///   the simulated chip.
 /// - `SwitchboardTesting`: the test doubles shipped as a library (manual clock, recorders).
-/// - `CCrypto` → `SwitchboardHomeKit`: libcrypto, and the HomeKit Accessory Protocol's primitives
-///   and pairing on it (docs/homekit.md; not in the daemon yet).
+/// - `CCrypto`, `CAvahi`, `CQREncode` → `SwitchboardHomeKit`: libcrypto, Avahi's client and
+///   libqrencode, and the HomeKit Accessory Protocol's primitives, pairing, discovery and setup
+///   payload on them (docs/homekit.md; not in the daemon yet).
 let package = Package(
     name: "Switchboard",
     products: [
@@ -56,8 +57,21 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // The HomeKit Accessory Protocol: TLV8, SRP-6a, pair-setup and pair-verify (docs/homekit.md).
-        .target(name: "SwitchboardHomeKit", dependencies: ["CCrypto", "SwitchboardSupport"]),
+        // Avahi's client library: every call in SwitchboardHomeKit's LibAvahi.swift (discovery).
+        .systemLibrary(
+            name: "CAvahi",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+        // libqrencode: every call in SwitchboardHomeKit's LibQREncode.swift (the setup code's QR code).
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        // The HomeKit Accessory Protocol: TLV8, SRP-6a, pair-setup and pair-verify, discovery, the
+        // setup payload (docs/homekit.md).
+        .target(name: "SwitchboardHomeKit", dependencies: ["CCrypto", "CAvahi", "CQREncode", "SwitchboardSupport"]),
 
         // The daemon's core: devices.json, devices, state, the local socket, the service tree.
         .target(

@@ -19,7 +19,8 @@ source deploy/lib/packages.sh
 source deploy/lib/stages.sh
 
 stage "packages"
-ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}" mosquitto mosquitto-clients openssl python3 python3-jsonschema
+ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}" mosquitto mosquitto-clients openssl python3 python3-jsonschema \
+    "${switchboard_discovery_test_packages[@]}"
 # devices.schema.json is checked with Python's jsonschema.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
 # aiohomekit, the HomeKit controller that AiohomekitPairingTests pair with (cached after the first run).

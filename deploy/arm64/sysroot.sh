@@ -8,7 +8,8 @@
 # Nothing arm64 runs to make it: debootstrap's first stage (--foreign) resolves and downloads the
 # packages, which are then unpacked as they are (no maintainer scripts: a sysroot needs files, and
 # the dynamic loader finds the libraries in their default folders without a cache). It holds the C
-# libraries and headers the build links (libc, libstdc++, libgpiod, libmosquitto, libcrypto), their runtime
+# libraries and headers the build links (libc, libstdc++, libgpiod, libmosquitto, libcrypto, libavahi-client,
+# libqrencode), their runtime
 # libraries, and the target half of Debian 13's swiftlang 6.0.3 for arm64 (its lib/swift and
 # lib/swift_static: the arm64 Swift modules, runtime and static libraries the amd64 compiler needs
 # for the target). Debian 12 has no swiftlang: its root gets Debian 13's, the only Swift 6.0.3 that
@@ -23,8 +24,8 @@ source "$here/../lib/packages.sh"
 release=${1:-trixie}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 case $release in
-    trixie) packages=(libc6-dev libstdc++-14-dev libgpiod-dev libmosquitto-dev libssl-dev libswiftlang) ;;
-    bookworm) packages=(libc6-dev libstdc++-12-dev libgpiod-dev libmosquitto-dev libssl-dev) ;;
+    trixie) packages=(libc6-dev libstdc++-14-dev libgpiod-dev libmosquitto-dev libssl-dev libavahi-client-dev libqrencode-dev libswiftlang) ;;
+    bookworm) packages=(libc6-dev libstdc++-12-dev libgpiod-dev libmosquitto-dev libssl-dev libavahi-client-dev libqrencode-dev) ;;
     *) echo "sysroot.sh: no arm64 root for \"$release\": say trixie (Debian 13) or bookworm (Debian 12)" >&2; exit 2 ;;
 esac
 cache=${SWITCHBOARD_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/arm64-$release}

@@ -20,6 +20,7 @@ mkdir -p "$cache"
 packages=(
     swiftlang git ca-certificates pkg-config libc6-dev libstdc++-14-dev
     libgpiod-dev gpiod libmosquitto-dev mosquitto mosquitto-clients libssl-dev
+    libavahi-client-dev libqrencode-dev avahi-daemon avahi-utils zbar-tools
     openssl python3 python3-jsonschema python3-venv procps iproute2
     systemd systemd-sysv udev dbus sudo
 )
@@ -45,6 +46,9 @@ chroot "$work" /usr/bin/env DEBIAN_FRONTEND=noninteractive sh -c \
     "apt-get update -qq && apt-get install -y -qq --no-install-recommends ${packages[*]}" >"$cache/apt.log" 2>&1 ||
     { tail -30 "$cache/apt.log" >&2; exit 1; }
 rm -f "$work/usr/sbin/policy-rc.d"
+# avahi-daemon is there for the discovery tests, which start their own: it does not start when the
+# root boots in the VM.
+chroot "$work" systemctl disable avahi-daemon.service avahi-daemon.socket >/dev/null 2>&1 || true
 chroot "$work" apt-get clean
 unmount; mounts=()
 mv "$work" "$root"

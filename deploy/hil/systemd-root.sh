@@ -2,7 +2,8 @@
 # Makes (or finds) a bootable Debian root for the systemd stage's package boots and prints its
 # path: debootstrap (minbase) of a release, with systemd as init, udev, dbus and procps installed,
 # and the packages a Switchboard .deb pulls in (its Depends and Recommends: the release's libgpiod
-# runtime library, libmosquitto1, adduser, gpiod, mosquitto-clients, and mosquitto, with their
+# runtime library, libmosquitto1, libavahi-client3 and libqrencode4 (HomeKit's discovery and setup
+# code), adduser, gpiod, mosquitto-clients, and mosquitto, with their
 # dependencies) downloaded into apt's cache but NOT installed: in the VM, `apt-get install
 # ./switchboard_….deb` must find and install them itself, with no network, as it would on a fresh
 # machine from the archive. Debian 13 is deploy/debian13/root.sh's
@@ -29,7 +30,7 @@ esac
 # Installed: what boots and what the checks use. Downloaded only: what the .deb depends on (or
 # recommends: apt installs those too) on that release.
 installed=(systemd systemd-sysv udev dbus procps)
-downloaded=("$libgpiod" libmosquitto1 gpiod adduser mosquitto mosquitto-clients)
+downloaded=("$libgpiod" libmosquitto1 libavahi-client3 libqrencode4 gpiod adduser mosquitto mosquitto-clients)
 cache=${SWITCHBOARD_SYSTEMD_ROOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/systemd-root}
 mkdir -p "$cache"
 key=$( { cat "$0"; echo "$release"; } | sha256sum | cut -c1-16)

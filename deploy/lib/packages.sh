@@ -37,8 +37,13 @@ libgpiod_runtime_package() {
 # What building Switchboard needs, and what running it needs (the libraries and the broker's client
 # tools; the daemon also works without a local broker). libssl-dev is OpenSSL's libcrypto for the
 # HomeKit primitives (CCrypto); its runtime, libssl3 (libssl3t64 on Trixie), comes with libmosquitto1.
-switchboard_build_packages=(pkg-config libgpiod-dev libmosquitto-dev libssl-dev)
-switchboard_runtime_packages=("$(libgpiod_runtime_package)" libmosquitto1 gpiod)
+# libavahi-client-dev advertises the HomeKit bridge on the LAN through avahi-daemon (CAvahi),
+# libqrencode-dev draws its setup code's QR code in the terminal (CQREncode).
+switchboard_build_packages=(pkg-config libgpiod-dev libmosquitto-dev libssl-dev libavahi-client-dev libqrencode-dev)
+switchboard_runtime_packages=("$(libgpiod_runtime_package)" libmosquitto1 libavahi-client3 libqrencode4 gpiod)
+# What the discovery tests run: a private avahi-daemon on a private D-Bus, avahi-browse as the
+# LAN's client, and zbarimg to read the terminal's QR code back.
+switchboard_discovery_test_packages=(avahi-daemon avahi-utils dbus zbar-tools)
 
 # The C++ standard library's development files for the system's gcc (libstdc++-12-dev on Bookworm,
 # libstdc++-14-dev on Trixie): libFuzzer and the static Swift runtime (`--static-swift-stdlib`,
