@@ -84,7 +84,7 @@ let package = Package(
         .plugin(name: "BuildCommitPlugin", capability: .buildTool(), path: "Sources/BuildCommitPlugin"),
 
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
-        .executableTarget(name: "switchboard", dependencies: ["ControlKitCore", "SwitchboardCore", "SwitchboardMQTT", "SwitchboardSupport"]),
+        .executableTarget(name: "switchboard", dependencies: ["ControlKitCore", "SwitchboardCore", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"]),
         // The main process of a switchboard-extension@.service instance: runs one control
         // extension on the connection systemd passes it (deploy/switchboard-extension@.service).
         .executableTarget(name: "switchboard-extension-launcher", dependencies: ["SwitchboardSupport"]),

@@ -62,6 +62,9 @@ public enum SystemCall {
         try retrying { bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } }
     }
 
+    /// Whether a descriptor is a terminal (`isatty(3)`).
+    public static func isTerminal(_ descriptor: CInt) -> Bool { Glibc.isatty(descriptor) == 1 }
+
     /// Writes all of `bytes` to a blocking descriptor (`write`, or `send` with `MSG_NOSIGNAL` on a
     /// socket, so that a peer that went away is `EPIPE`, not SIGPIPE), retrying short writes.
     /// - Throws: the ``Errno`` of the write that failed; ``Errno/ioError`` for one that wrote nothing.

@@ -36,6 +36,9 @@ public final class DaemonHarness: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// A D-Bus address no bus answers on: the test daemons' system bus, unless a test gives one.
+    public static let noBus = "unix:path=/nonexistent/switchboard-test-bus"
+
     /// Starts the daemon and waits until its socket answers.
     /// - Parameter wrapper: a command the daemon runs under, such as `["/usr/bin/prlimit", "--nofile=48"]`.
     /// - Parameter options: further options for the daemon, such as `["--socket-idle-timeout", "1s"]`.
@@ -44,7 +47,9 @@ public final class DaemonHarness: @unchecked Sendable {
         let daemon = BuiltProducts.path(of: program)
         let process = try ChildProcess(
             wrapper.first ?? daemon, wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [daemon] + arguments,
-            logPath: logPath, environment: environment
+            // No system bus unless a test gives one: a daemon with a homekit block would advertise
+            // itself through the machine's Avahi (or a test's private one) otherwise.
+            logPath: logPath, environment: ["DBUS_SYSTEM_BUS_ADDRESS": Self.noBus].merging(environment) { $1 }
         )
         self.process = process
         let deadline = ContinuousClock.now + timeout

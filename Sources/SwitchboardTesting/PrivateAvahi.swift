@@ -171,7 +171,8 @@ public final class PrivateAvahi: @unchecked Sendable {
     /// The services of `type` that avahi-daemon knows now (its cache and this host's own),
     /// resolved: `avahi-browse --resolve --parsable --terminate`.
     public func browse(_ type: String) async -> [BrowsedService] {
-        let result = await ChildProcess.run(Self.tool("avahi-browse")!, ["--resolve", "--parsable", "--terminate", "--no-db-lookup", type],
+        // Bounded: a resolution that never ends must not hold the test past its time limit.
+        let result = await ChildProcess.run("/usr/bin/timeout", ["10", Self.tool("avahi-browse")!, "--resolve", "--parsable", "--terminate", "--no-db-lookup", type],
                                             environment: ["DBUS_SYSTEM_BUS_ADDRESS": Self.busAddress])
         return result.stdout.split(separator: "\n").compactMap { Self.parse(String($0)) }
     }

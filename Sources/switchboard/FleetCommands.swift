@@ -1,5 +1,6 @@
 import ControlKitCore
 import Foundation
+import SwitchboardSupport
 import SwitchboardCore
 
 /// `switchboard --broker URL …`: the commands that talk to every node through the broker
@@ -20,7 +21,7 @@ func runFleet(_ broker: FleetBroker) async -> Never {
                 exit(0)
             }
             // Live: a JSON line per picture, or the picture redrawn (in place on a terminal).
-            let clear = isatty(STDOUT_FILENO) == 1
+            let clear = SystemCall.isTerminal(STDOUT_FILENO)
             let color = color
             try await client.follow { nodes in
                 let drawing = json ? ((try? FleetDrawing.json(nodes, pretty: false)) ?? "[]") : (clear ? "\u{1B}[H\u{1B}[2J" : "") + FleetDrawing.text(nodes, color: color) + "\n"

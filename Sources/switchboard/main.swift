@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import ControlKitCore
 import SwitchboardCore
+import SwitchboardHomeKit
 import SwitchboardSupport
 
 let usage = """
@@ -143,7 +144,7 @@ let broker = fleetBroker()
 if arguments.isEmpty { fail("a command is needed\n\n\(usage)", .usage) }
 let command = arguments.removeFirst()
 let client = SocketClient(path: socketPath)
-let color = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+let color = SystemCall.isTerminal(STDOUT_FILENO) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
 
 @MainActor
 func request(_ command: ControlCommand) -> SocketReply {
@@ -343,6 +344,11 @@ case "homekit":
             print("unpaired: every controller's pairing was removed (the bridge keeps its identity); add it again in the Home app")
         } else {
             if let code = homekit.setupCode { print("setup code: \(code)\(homekit.setupCodeSource.map { " (\($0))" } ?? "")") }
+            if let uri = homekit.setupURI {
+                print("setup URI: \(uri)")
+                // The code the Home app scans ("Add Accessory").
+                if let qr = try? QRCode(uri) { print(qr.terminalText(), terminator: "") }
+            }
             print(homekitLine(homekit))
             if let number = homekit.configurationNumber { print("configuration number \(number)") }
             for controller in homekit.controllers ?? [] { print("controller \(controller)") }

@@ -204,7 +204,11 @@ extension HomeKitBridgeTests {
         let shown = await daemon.cli(["homekit"]).stdout
         let code = try #require(shown.split(separator: "\n").first { $0.hasPrefix("setup code: ") }.map { String($0.dropFirst(12).prefix(10)) }, "\(shown)")
         #expect(shown.contains("(made on first start, kept in \(daemon.stateDirectory)/homekit.json)"), "\(shown)")
-        #expect(daemon.log.contains("homekit: setup code \(code) made for the Home app; switchboard homekit shows it again"), "\(daemon.log)")
+        // The setup URI the Home app scans, in the log once and with its QR code from the CLI.
+        let uri = try #require(shown.split(separator: "\n").first { $0.hasPrefix("setup URI: X-HM://") }.map { String($0.dropFirst(11)) }, "\(shown)")
+        #expect(uri.count == 20, "\(uri)")
+        #expect(daemon.log.contains("homekit: setup code \(code) made for the Home app (setup URI \(uri)); switchboard homekit shows it again, with its QR code"), "\(daemon.log)")
+        #expect(shown.contains("▀") || shown.contains("▄"), "the QR code: \(shown)")
         let mode = try FileManager.default.attributesOfItem(atPath: daemon.stateDirectory + "/homekit.json")[.posixPermissions] as? Int
         #expect(mode == 0o600)
 

@@ -200,6 +200,35 @@ struct AvahiDiscoveryTests {
 }
 
 /// The lines an advertiser logged.
+extension AvahiDiscoveryTests {
+    /// switchboardd with a homekit block advertises its bridge through the system's Avahi (here
+    /// the private one, as its system bus): the Home app's browse finds it unpaired, with the
+    /// port it serves on; stopped, it withdraws the service.
+    @Test func theDaemonsBridgeIsAdvertisedWhileItServes() async throws {
+        let avahi = try await PrivateAvahi()
+        let (listener, free) = try SystemCall.tcpListener(port: 0, loopbackOnly: false)
+        SystemCall.close(listener)
+        let port = Int(free)
+        let daemon = try DaemonHarness(configuration: """
+        { "node": "porch-node", "chips": [{ "id": "main", "chip": "header" }],
+          "devices": [ { "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } } ],
+          "controls": [ { "kind": "porch", "template": "toggle", "device": "porch" } ],
+          "placements": [ { "id": "porch", "control": "porch" } ],
+          "homekit": { "name": "Porch Bridge", "port": \(port), "setupCode": "031-45-154" } }
+        """)
+        try await daemon.start(environment: ["DBUS_SYSTEM_BUS_ADDRESS": PrivateAvahi.busAddress])
+        let seen = try #require(await browsed(avahi, "Porch Bridge"), "never advertised; \(daemon.log)")
+        #expect(seen.port == port)
+        #expect(seen.txt["sf"] == "1" && seen.txt["ci"] == "2" && seen.txt["c#"] == "1" && seen.txt["md"] == "Switchboard", "\(seen.txt)")
+        #expect(seen.txt["id"]?.count == 17 && seen.txt["sh"]?.isEmpty == false, "\(seen.txt)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+        let gone = await eventually(within: .seconds(15), every: .milliseconds(200)) {
+            await avahi.browse(HAPServiceRecord.serviceType).allSatisfy { $0.name != "Porch Bridge" }
+        }
+        #expect(gone, "still advertised after the daemon stopped")
+    }
+}
+
 final class LogLines: Sendable {
     private let storage = Locked<[String]>([])
     var lines: [String] { storage.withLock { $0 } }

@@ -15,4 +15,6 @@ public struct HomeKitAdvertisement: Sendable, Equatable {
     public var isPaired: Bool
     /// The setup code, for the setup URI and its QR code.
     public var setupCode: String
+    /// The setup ID, for the setup URI and the advertisement's `sh`.
+    public var setupID: String
 }

@@ -34,6 +34,8 @@ public final class HomeKitBridge: Sendable {
         public var name: String?
         /// Only for `switchboard homekit`.
         public var setupCode: String?
+        /// The `X-HM://` setup URI the Home app scans (as a QR code); only for `switchboard homekit`.
+        public var setupURI: String?
         public var setupCodeSource: String?
         /// The paired controllers' identifiers.
         public var controllers: [String]?
@@ -62,6 +64,8 @@ public final class HomeKitBridge: Sendable {
         self.runtime = runtime
         database = HomeKitAccessories(log: log, runtime: runtime)
         (runtimes, nextRuntime) = AsyncStream<NodeRuntime>.makeStream()
+        let discovery = HomeKitDiscovery(log: log)
+        advertisementChanged.withLock { $0 = { discovery.update($0) } }
     }
 
     /// A configuration starts serving: the bridge follows it.
@@ -120,7 +124,12 @@ public final class HomeKitBridge: Sendable {
             problem.withLock { $0 = nil }
             store.changed.withLock { $0 = { [weak self] _ in self?.advertise() } }
             if madeCode {
-                log(.info, "homekit: setup code \(setupCode) made for the Home app; switchboard homekit shows it again")
+                let uri = Self.setupURI(code: setupCode, id: store.current.setupID)
+                log(.info, "homekit: setup code \(setupCode) made for the Home app\(uri.map { " (setup URI \($0))" } ?? ""); switchboard homekit shows it again, with its QR code")
+                // Once, where someone is looking: a terminal (under systemd, the journal has the line above).
+                if let uri, SystemCall.isTerminal(2), let qr = try? QRCode(uri) {
+                    try? SystemCall.writeAll(Array("Scan with the Home app to add \(name):\n\(qr.terminalText())".utf8), to: 2)
+                }
             }
             let pairings = store.pairings.count
             log(.info, "homekit: bridge \"\(name)\" serving on port \(server.port) (setup code from \(settings.setupCode != nil ? "devices.json" : "the state directory")), \(pairings == 0 ? "not paired: add it in the Home app with its setup code" : "paired with \(pairings) controller\(pairings == 1 ? "" : "s")")")
@@ -187,7 +196,8 @@ public final class HomeKitBridge: Sendable {
             serving.map { serving in
                 let state = serving.store.current
                 return HomeKitAdvertisement(name: serving.name, port: Int(serving.server.port), pairingIdentifier: state.pairingIdentifier,
-                                            configurationNumber: state.configurationNumber, isPaired: !state.pairings.isEmpty, setupCode: serving.setupCode)
+                                            configurationNumber: state.configurationNumber, isPaired: !state.pairings.isEmpty, setupCode: serving.setupCode,
+                                            setupID: state.setupID ?? "")
             }
         }
         let changed = lastAdvertisement.withLock { last -> Bool in
@@ -202,11 +212,18 @@ public final class HomeKitBridge: Sendable {
     func report(withSetupCode: Bool) -> Report? {
         if let serving = serving.withLock({ $0 }) {
             return Report(serving: true, port: Int(serving.server.port), name: serving.name, setupCode: withSetupCode ? serving.setupCode : nil,
+                          setupURI: withSetupCode ? Self.setupURI(code: serving.setupCode, id: serving.store.current.setupID) : nil,
                           setupCodeSource: withSetupCode ? serving.codeSource : nil, controllers: serving.store.controllerIdentifiers,
                           configurationNumber: serving.store.current.configurationNumber)
         }
         guard let problem = problem.withLock({ $0 }) else { return nil }
         return Report(serving: false, problem: problem)
+    }
+
+    /// The setup URI of a setup code and setup ID, nil if either is not one.
+    static func setupURI(code: String, id: String?) -> String? {
+        guard let code = try? SetupCode(code), let id = id.flatMap({ try? HAPSetupID($0) }) else { return nil }
+        return HAPSetupPayload(setupCode: code, setupID: id).uri
     }
 
     /// Removes every pairing (the accessory's key and ids stay) and ends every connection.

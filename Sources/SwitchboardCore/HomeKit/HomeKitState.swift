@@ -16,6 +16,9 @@ public struct HomeKitState: Codable, Sendable, Equatable {
     public var longTermKey: String
     /// The setup code made on first start, when devices.json gives none.
     public var setupCode: String?
+    /// The setup ID (four characters of 0-9 and A-Z) of the setup URI and the `sh` of the
+    /// advertisement, made on first start; absent in a file written before it was kept.
+    public var setupID: String?
     /// The controllers paired with the accessory.
     public var pairings: [StoredPairing] = []
     /// Failed pair-setup attempts (a wrong setup code) since the last reset.

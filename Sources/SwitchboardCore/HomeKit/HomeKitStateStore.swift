@@ -31,7 +31,12 @@ public final class HomeKitStateStore: PairingStore, @unchecked Sendable {
             state.setupCode = HomeKitState.randomSetupCode()
             madeCode = true
         }
-        if created || madeCode { try file.save(state) }
+        var madeID = false
+        if state.setupID.flatMap({ try? HAPSetupID($0) }) == nil {
+            state.setupID = try HAPSetupID.random().description
+            madeID = true
+        }
+        if created || madeCode || madeID { try file.save(state) }
         return (HomeKitStateStore(file: file, state: state), created, madeCode)
     }
 

@@ -1,0 +1,46 @@
+import SwitchboardHomeKit
+import SwitchboardSupport
+
+/// The bridge on the LAN: its `_hap._tcp` service advertised through the system's Avahi
+/// (``AvahiAdvertiser``), following each ``HomeKitAdvertisement`` (paired or not, the
+/// configuration number) and withdrawn when the bridge stops. Without avahi-daemon the bridge
+/// still serves; the advertiser says once how to enable discovery and keeps trying.
+final class HomeKitDiscovery: Sendable {
+    private let log: Log
+    // Invariant: made on the first advertisement and kept; touched under the lock only.
+    private let advertiser = Locked<AvahiAdvertiser?>(nil)
+    private let failed = Locked(false)
+
+    init(log: Log) { self.log = log }
+
+    /// Advertises what `advertisement` says, or withdraws the service (nil).
+    func update(_ advertisement: HomeKitAdvertisement?) {
+        let log = self.log
+        advertiser.withLock { advertiser in
+            guard let advertisement else {
+                advertiser?.withdraw()
+                return
+            }
+            if advertiser == nil {
+                do {
+                    // Its log runs on Avahi's thread, and never calls the advertiser.
+                    advertiser = try AvahiAdvertiser { log(.warning, "homekit: discovery: \($0)") }
+                } catch {
+                    if !failed.withLock({ $0 }) { log(.error, "homekit: discovery off: \(error); the bridge serves, but the Home app will not find it by itself") }
+                    failed.withLock { $0 = true }
+                    return
+                }
+            }
+            advertiser?.advertise(Self.record(advertisement))
+        }
+    }
+
+    /// The service record of an advertisement.
+    static func record(_ advertisement: HomeKitAdvertisement) -> HAPServiceRecord {
+        HAPServiceRecord(
+            name: advertisement.name, port: UInt16(clamping: advertisement.port), deviceID: advertisement.pairingIdentifier,
+            model: "Switchboard", configurationNumber: UInt32(clamping: advertisement.configurationNumber),
+            isPaired: advertisement.isPaired, setupID: try? HAPSetupID(advertisement.setupID)
+        )
+    }
+}
