@@ -30,34 +30,7 @@ from aiohomekit.controller.ip.connection import HomeKitConnection, SecureHomeKit
 from aiohomekit.model import Accessories
 from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
 from aiohomekit.protocol.tlv import TLV
-
-
-async def exchange(machine, connection, target):
-    request, expected = machine.send(None)
-    while True:
-        response = await connection.post_tlv(target, body=request, expected=expected)
-        try:
-            request, expected = machine.send(response)
-        except StopIteration as result:
-            return result.value
-
-
-class Owner:
-    """What SecureHomeKitConnection asks of its IpPairing: a name, events, connection news."""
-
-    description = None
-    name = "aiohomekit-daemon"
-
-    def __init__(self):
-        self.events = []
-        self.event = asyncio.Event()
-
-    def event_received(self, parsed):
-        self.events.append(parsed)
-        self.event.set()
-
-    async def connection_made(self, secure):
-        pass
+from hap_controller import Owner, exchange
 
 
 async def pair(host, port, code, path):
@@ -84,7 +57,7 @@ async def secure_session(path, owner):
 
 
 async def accessories(path):
-    secure = await secure_session(path, Owner())
+    secure = await secure_session(path, Owner("aiohomekit-daemon"))
     try:
         raw = await secure.get_json("/accessories")
     finally:
@@ -108,7 +81,7 @@ async def accessories(path):
 
 
 async def put(path, aid, iid, value):
-    secure = await secure_session(path, Owner())
+    secure = await secure_session(path, Owner("aiohomekit-daemon"))
     try:
         answer = await secure.put_json("/characteristics", {"characteristics": [{"aid": aid, "iid": iid, "value": value}]})
     finally:
@@ -117,7 +90,7 @@ async def put(path, aid, iid, value):
 
 
 async def watch(path, aid, iid, marker, seconds):
-    owner = Owner()
+    owner = Owner("aiohomekit-daemon")
     secure = await secure_session(path, owner)
     try:
         subscribed = await secure.put_json("/characteristics", {"characteristics": [{"aid": aid, "iid": iid, "ev": True}]})
@@ -158,7 +131,7 @@ async def verify(path):
 
 
 async def concurrent(path, write_aid, write_iid, event_aid, event_iid, folder):
-    writer_owner, watcher_owner = Owner(), Owner()
+    writer_owner, watcher_owner = Owner("aiohomekit-daemon"), Owner("aiohomekit-daemon")
     writer = await secure_session(path, writer_owner)
     watcher = await secure_session(path, watcher_owner)
     try:

@@ -18,16 +18,7 @@ import uuid
 
 from aiohomekit.controller.ip.connection import HomeKitConnection, SecureHomeKitConnection
 from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
-
-
-async def exchange(machine, connection, target):
-    request, expected = machine.send(None)
-    while True:
-        response = await connection.post_tlv(target, body=request, expected=expected)
-        try:
-            request, expected = machine.send(response)
-        except StopIteration as result:
-            return result.value
+from hap_controller import exchange
 
 
 async def main(host, port, setup_code):

@@ -28,34 +28,7 @@ from aiohomekit.model.characteristics import CharacteristicsTypes
 from aiohomekit.model.services import ServicesTypes
 from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
 from aiohomekit.protocol.tlv import TLV
-
-
-async def exchange(machine, connection, target):
-    request, expected = machine.send(None)
-    while True:
-        response = await connection.post_tlv(target, body=request, expected=expected)
-        try:
-            request, expected = machine.send(response)
-        except StopIteration as result:
-            return result.value
-
-
-class Owner:
-    """What SecureHomeKitConnection asks of its IpPairing: a name, events, connection news."""
-
-    description = None
-    name = "aiohomekit-session"
-
-    def __init__(self):
-        self.events = []
-        self.event = asyncio.Event()
-
-    def event_received(self, parsed):
-        self.events.append(parsed)
-        self.event.set()
-
-    async def connection_made(self, secure):
-        pass
+from hap_controller import Owner, exchange
 
 
 async def oversized_frame(host, port, pairing):
@@ -110,7 +83,7 @@ async def main(host, port, setup_code, marker):
     finally:
         await connection.close()
 
-    owner = Owner()
+    owner = Owner("aiohomekit-session")
     secure = SecureHomeKitConnection(owner, {**pairing, "AccessoryIP": host, "AccessoryPort": port})
     await secure.ensure_connection()
     result = {}
