@@ -30,6 +30,8 @@ let package = Package(
     targets: [
         // fork-to-exec in C for children that get only what they are given (ProcessSpawn).
         .target(name: "CSpawn"),
+        // The test process's environment, set before main (SwitchboardTesting only).
+        .target(name: "CTestProcess"),
         .target(name: "SwitchboardSupport", dependencies: ["CSpawn"]),
         .target(name: "ControlKitCore", dependencies: ["SwitchboardSupport"]),
         .target(name: "ControlKit", dependencies: ["ControlKitCore"]),
@@ -89,7 +91,7 @@ let package = Package(
         // extension on the connection systemd passes it (deploy/switchboard-extension@.service).
         .executableTarget(name: "switchboard-extension-launcher", dependencies: ["SwitchboardSupport"]),
 
-        .target(name: "SwitchboardTesting", dependencies: ["SwitchboardSupport", "ControlKitCore", "SwitchboardGPIO", "SwitchboardMQTT"]),
+        .target(name: "SwitchboardTesting", dependencies: ["CTestProcess", "SwitchboardSupport", "ControlKitCore", "SwitchboardGPIO", "SwitchboardMQTT"]),
 
         // The team's example bundle, in the seeds' style, compiled in Swift 6 mode.
         .target(name: "HomeControlsExample", dependencies: ["ControlKit"], path: "Examples/HomeControls"),

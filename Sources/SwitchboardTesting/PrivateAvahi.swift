@@ -1,3 +1,4 @@
+import CTestProcess
 import Foundation
 
 /// A private avahi-daemon on a private system D-Bus, for discovery tests: the daemon runs in a
@@ -19,16 +20,17 @@ public final class PrivateAvahi: @unchecked Sendable {
     private var daemonStarts = 0
 
     /// The private bus's folder and address, the same for the whole process.
-    public static let busDirectory = NSTemporaryDirectory() + "switchboard-avahi-bus-\(getpid())"
+    public static let busDirectory = "/tmp/switchboard-avahi-bus-\(getpid())"
     public static var busAddress: String { "unix:path=\(busDirectory)/bus" }
 
-    /// Points this process's `DBUS_SYSTEM_BUS_ADDRESS` at the private bus; once per process, before
-    /// any Avahi client is made. Returns the address.
+    /// Makes the private bus's folder. The process's `DBUS_SYSTEM_BUS_ADDRESS` already points at
+    /// ``busAddress``: CTestProcess sets it before main, as setting it while other tests' threads
+    /// read the environment could crash the test process. Returns the address.
     @discardableResult
     public static func pointSystemBusHere() -> String { pointed }
     private static let pointed: String = {
+        precondition(switchboard_test_process_ready() == 1, "CTestProcess did not set up the test process")
         try? FileManager.default.createDirectory(atPath: busDirectory, withIntermediateDirectories: true)
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", busAddress, 1)
         return busAddress
     }()
 
