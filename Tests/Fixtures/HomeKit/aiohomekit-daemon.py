@@ -26,22 +26,13 @@ import asyncio
 import json
 import sys
 
-from aiohomekit.controller.ip.connection import HomeKitConnection, SecureHomeKitConnection
+from aiohomekit.controller.ip.connection import SecureHomeKitConnection
 from aiohomekit.model import Accessories
-from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
-from aiohomekit.protocol.tlv import TLV
-from hap_controller import Owner, exchange
+from hap_controller import Owner, pair_setup, pair_verify_on_socket
 
 
 async def pair(host, port, code, path):
-    import uuid
-    connection = HomeKitConnection(None, [host], port)
-    await connection.ensure_connection()
-    try:
-        salt, public_key = await exchange(perform_pair_setup_part1(False), connection, "/pair-setup")
-        pairing = await exchange(perform_pair_setup_part2(code, str(uuid.uuid4()), salt, public_key), connection, "/pair-setup")
-    finally:
-        await connection.close()
+    pairing = await pair_setup(host, port, code)
     pairing = {**pairing, "AccessoryIP": host, "AccessoryPort": port}
     with open(path, "w") as file:
         json.dump(pairing, file)
@@ -111,18 +102,8 @@ async def verify(path):
         reader, writer = await asyncio.wait_for(asyncio.open_connection(pairing["AccessoryIP"], pairing["AccessoryPort"]), 5)
     except OSError as error:
         return {"verified": False, "error": f"connect: {error}"}
-    machine = get_session_keys(pairing)
-    request, expected = machine.send(None)
     try:
-        while True:
-            body = TLV.encode_list(request)
-            writer.write(b"POST /pair-verify HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\n"
-                         + f"Content-Length: {len(body)}\r\n\r\n".encode() + bytes(body))
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
-            length = int([line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")][0])
-            response = TLV.decode_bytes(await asyncio.wait_for(reader.readexactly(length), 5), expected=expected)
-            request, expected = machine.send(response)
-    except StopIteration:
+        await pair_verify_on_socket(reader, writer, pairing, timeout=5)
         return {"verified": True}
     except Exception as error:  # aiohomekit's refusal (an unknown controller: Authentication)
         return {"verified": False, "error": f"{type(error).__name__}: {error}"}

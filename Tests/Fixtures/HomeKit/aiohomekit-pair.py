@@ -14,26 +14,17 @@ hex, "accessories": ...}, or {"error": "AuthenticationError", ...} when the acce
 import asyncio
 import json
 import sys
-import uuid
-
 from aiohomekit.controller.ip.connection import HomeKitConnection, SecureHomeKitConnection
-from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
-from hap_controller import exchange
+from aiohomekit.protocol import get_session_keys
+from hap_controller import exchange, pair_setup
 
 
 async def main(host, port, setup_code):
-    connection = HomeKitConnection(None, [host], port)
-    await connection.ensure_connection()
     try:
-        salt, public_key = await exchange(perform_pair_setup_part1(False), connection, "/pair-setup")
-        pairing = await exchange(
-            perform_pair_setup_part2(setup_code, str(uuid.uuid4()), salt, public_key), connection, "/pair-setup"
-        )
+        pairing = await pair_setup(host, port, setup_code)
     except Exception as error:  # the accessory's refusal, as aiohomekit raises it
         print(json.dumps({"error": type(error).__name__, "message": str(error)}))
         return
-    finally:
-        await connection.close()
 
     connection = HomeKitConnection(None, [host], port)
     await connection.ensure_connection()

@@ -26,28 +26,15 @@ from aiohomekit.http import HttpContentTypes
 from aiohomekit.model import Accessories
 from aiohomekit.model.characteristics import CharacteristicsTypes
 from aiohomekit.model.services import ServicesTypes
-from aiohomekit.protocol import get_session_keys, perform_pair_setup_part1, perform_pair_setup_part2
 from aiohomekit.protocol.tlv import TLV
-from hap_controller import Owner, exchange
+from hap_controller import Owner, pair_setup, pair_verify_on_socket
 
 
 async def oversized_frame(host, port, pairing):
     """Pair-verifies over a plain socket with aiohomekit's get_session_keys, then announces a frame
     of 2048 bytes (HAP's limit is 1024): True when the accessory closes the connection."""
     reader, writer = await asyncio.open_connection(host, port)
-    machine = get_session_keys(pairing)
-    request, expected = machine.send(None)
-    try:
-        while True:
-            body = TLV.encode_list(request)
-            writer.write(b"POST /pair-verify HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\n"
-                         + f"Content-Length: {len(body)}\r\n\r\n".encode() + bytes(body))
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int([line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")][0])
-            response = TLV.decode_bytes(await reader.readexactly(length), expected=expected)
-            request, expected = machine.send(response)
-    except StopIteration:
-        pass
+    await pair_verify_on_socket(reader, writer, pairing)
     writer.write(b"\x00\x08" + bytes(64))
     try:
         closed = await asyncio.wait_for(reader.read(), 5) == b""
@@ -73,15 +60,7 @@ def pairings_list(tlv):
 
 
 async def main(host, port, setup_code, marker):
-    connection = HomeKitConnection(None, [host], port)
-    await connection.ensure_connection()
-    try:
-        salt, public_key = await exchange(perform_pair_setup_part1(False), connection, "/pair-setup")
-        pairing = await exchange(
-            perform_pair_setup_part2(setup_code, str(uuid.uuid4()), salt, public_key), connection, "/pair-setup"
-        )
-    finally:
-        await connection.close()
+    pairing = await pair_setup(host, port, setup_code)
 
     owner = Owner("aiohomekit-session")
     secure = SecureHomeKitConnection(owner, {**pairing, "AccessoryIP": host, "AccessoryPort": port})
