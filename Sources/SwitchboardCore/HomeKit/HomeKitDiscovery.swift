@@ -7,31 +7,31 @@ import SwitchboardSupport
 /// still serves; the advertiser says once how to enable discovery and keeps trying.
 final class HomeKitDiscovery: Sendable {
     private let log: Log
-    // Invariant: made on the first advertisement and kept; touched under the lock only.
-    private let advertiser = Locked<AvahiAdvertiser?>(nil)
-    private let failed = Locked(false)
+    // Invariant: the advertiser is made on the first advertisement and kept; `failed` says that
+    // making it failed (said once). Touched under the lock only.
+    private let state = Locked<(advertiser: AvahiAdvertiser?, failed: Bool)>((nil, false))
 
     init(log: Log) { self.log = log }
 
     /// Advertises what `advertisement` says, or withdraws the service (nil).
     func update(_ advertisement: HomeKitAdvertisement?) {
         let log = self.log
-        advertiser.withLock { advertiser in
+        state.withLock { state in
             guard let advertisement else {
-                advertiser?.withdraw()
+                state.advertiser?.withdraw()
                 return
             }
-            if advertiser == nil {
+            if state.advertiser == nil {
                 do {
                     // Its log runs on Avahi's thread, and never calls the advertiser.
-                    advertiser = try AvahiAdvertiser { log(.warning, "homekit: discovery: \($0)") }
+                    state.advertiser = try AvahiAdvertiser { log(.warning, "homekit: discovery: \($0)") }
                 } catch {
-                    if !failed.withLock({ $0 }) { log(.error, "homekit: discovery off: \(error); the bridge serves, but the Home app will not find it by itself") }
-                    failed.withLock { $0 = true }
+                    if !state.failed { log(.error, "homekit: discovery off: \(error); the bridge serves, but the Home app will not find it by itself") }
+                    state.failed = true
                     return
                 }
             }
-            advertiser?.advertise(Self.record(advertisement))
+            state.advertiser?.advertise(Self.record(advertisement))
         }
     }
 
