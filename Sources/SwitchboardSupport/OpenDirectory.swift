@@ -67,6 +67,22 @@ public final class OpenDirectory: Sendable {
         try SystemCallError.naming("renameat") { () throws(Errno) in try SystemCall.rename(name, in: descriptor, to: newName, in: descriptor) }
     }
 
+    /// Replaces a file of the directory whole: writes `bytes` to `<name>.tmp` (`mode`), renames it
+    /// over `name`, so that readers see the old file or the new one, never a part.
+    /// - Parameter durable: syncs the file before the rename and the directory after it, so that a
+    ///   power cut too leaves the old file or the new one. Without it the call does not wait for
+    ///   storage, and a power cut may leave the last change unwritten.
+    /// - Throws: ``SystemCallError`` for the `openat`, `write`, `fsync` or `renameat` that failed.
+    public func replace(_ name: String, with bytes: [UInt8], mode: mode_t, durable: Bool = true) throws(SystemCallError) {
+        let temporary = name + ".tmp"
+        let file = try openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
+        defer { SystemCall.close(file) }
+        try SystemCallError.naming("write") { () throws(Errno) in try SystemCall.writeAll(bytes, to: file) }
+        if durable { try SystemCallError.naming("fsync") { () throws(Errno) in try SystemCall.fsync(file) } }
+        try rename(temporary, to: name)
+        if durable { sync() }
+    }
+
     /// Puts the directory's entries on storage (`fsync` on the directory).
     public func sync() {
         try? SystemCall.fsync(descriptor)

@@ -114,6 +114,54 @@ struct HomeAssistantEntitiesTests {
     }
 }
 
+/// The record of what was announced, `home-assistant.json`: the bridge's own file, apart from the
+/// node's state, and carried over from the `state.json` of a version that kept it there.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct HomeAssistantRecordTests {
+    func record(_ daemon: DaemonHarness) -> [String]? {
+        guard let data = FileManager.default.contents(atPath: daemon.stateDirectory + "/home-assistant.json"),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["announced"] as? [String]
+    }
+
+    func stateText(_ daemon: DaemonHarness) -> String {
+        (try? String(contentsOfFile: daemon.stateDirectory + "/state.json", encoding: .utf8)) ?? ""
+    }
+
+    @Test func whatWasAnnouncedIsKeptInAFileOfItsOwn() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { record(daemon)?.contains("homeassistant/light/garage-pi/porch/config") == true })
+        #expect(await daemon.cli(["add", "fan", "--id", "fan2"]).status == 0)
+        #expect(await daemon.waitUntil { record(daemon)?.contains("homeassistant/switch/garage-pi/fan2/config") == true })
+        #expect(await daemon.cli(["remove", "fan2"]).status == 0)
+        #expect(await daemon.waitUntil { record(daemon)?.contains("homeassistant/switch/garage-pi/fan2/config") == false })
+        _ = await daemon.signal(SIGTERM)
+        #expect(!stateText(daemon).isEmpty)
+        #expect(!stateText(daemon).contains("announced"), "the node's state says nothing of Home Assistant: \(stateText(daemon))")
+    }
+
+    @Test func anOlderVersionsRecordInTheStateFileIsCarriedOverAndStillRemovesGhosts() async throws {
+        let broker = try MosquittoBroker()
+        let ghost = "homeassistant/switch/garage-pi/ghost/config"
+        let published = await broker.publish(["-q", "1", "-r", "-t", ghost, "-m", #"{"name":"Ghost"}"#])
+        #expect(published.status == 0, "\(published.stderr)")
+        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        // What an older version wrote: the list in state.json, no home-assistant.json.
+        try Data(#"{"version":1,"outputs":{},"placements":[],"removedPlacements":[],"autoOff":{},"locked":false,"announced":["\#(ghost)","homeassistant/light/garage-pi/porch/config"]}"#.utf8)
+            .write(to: URL(fileURLWithPath: daemon.stateDirectory + "/state.json"))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        #expect(await daemon.waitUntil { record(daemon)?.contains("homeassistant/light/garage-pi/porch/config") == true })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await MQTTObserver.retained(port: broker.port, filter: "homeassistant/#")[ghost] == nil, "the ghost the old record named is removed")
+        #expect(record(daemon)?.contains(ghost) == false)
+        #expect(!stateText(daemon).contains("announced"), "\(stateText(daemon))")
+    }
+}
+
 /// The node's own entities at work: a refused press seen as a command event, rejected messages
 /// counted on the diagnostics topic.
 @Suite(.serialized, .timeLimit(.minutes(1)))

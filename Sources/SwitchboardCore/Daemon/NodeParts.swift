@@ -9,6 +9,8 @@ public struct NodeParts: Sendable {
     public let configuration: SwitchboardConfiguration
     public let hub: DeviceHub
     public let center: ControlCenter
+    /// The Home Assistant entities the bridge last announced.
+    let homeAssistantRecord: HomeAssistantRecord
     /// The clock timers run on.
     let clock: AnyClock
     /// What went wrong with the node beyond this configuration, for the MQTT diagnostics.

@@ -25,6 +25,8 @@ public final class NodeRuntime: Sendable {
     let speech = SpeechAnnouncer()
     /// The clock timers run on: countdowns, pulses, LED blinks.
     let clock: AnyClock
+    /// The Home Assistant entities the MQTT bridge last announced.
+    let homeAssistantRecord: HomeAssistantRecord
     /// Whether ``stopServices()`` was called, and the group ``runServices()`` runs, to stop.
     private let stopping = Locked<(requested: Bool, services: ServiceGroup?)>((false, nil))
     /// Finished when ``runServices()`` has returned: nothing of this configuration runs any more.
@@ -51,6 +53,8 @@ public final class NodeRuntime: Sendable {
         self.problems = problems
         self.clock = AnyClock(clock)
         hub = try DeviceHub(configuration: configuration, chips: chips, persisted: persisted, stateFile: stateFile, handover: handover, remembering: known, clock: clock)
+        homeAssistantRecord = HomeAssistantRecord(directory: stateFile?.stateDirectory?.directory, legacy: persisted.announced)
+        if let problem = homeAssistantRecord.problem { log(.warning, "mqtt: \(problem)") }
         do {
             autoOff = AutoOffService(clock: clock)
             center = ControlCenter(clock: clock, bundleName: configuration.node)
@@ -76,6 +80,7 @@ public final class NodeRuntime: Sendable {
             }
             try hub.updatePersisted { state in
                 state.autoOff = state.autoOff.filter { self.autoOff.isRunning($0.key) }
+                if self.homeAssistantRecord.carriedOver { state.announced = nil }
             }
             await center.setLocked(persisted.locked)
             for placement in Self.placements(configuration, persisted) { await place(placement) }
@@ -147,7 +152,7 @@ public final class NodeRuntime: Sendable {
     }
 
     /// What of the node its MQTT bridge works with (``NodeParts``).
-    var parts: NodeParts { NodeParts(configuration: configuration, hub: hub, center: center, clock: clock, problems: problems) }
+    var parts: NodeParts { NodeParts(configuration: configuration, hub: hub, center: center, homeAssistantRecord: homeAssistantRecord, clock: clock, problems: problems) }
 
     /// Saves the placements that differ from devices.json, and the lock state.
     public func persistRuntimeState() async throws { try await parts.persistRuntimeState() }

@@ -13,7 +13,6 @@ import SwitchboardSupport
 /// or the new one, never a torn file.
 public struct HomeKitStateFile: Sendable {
     static let name = "homekit.json"
-    static let temporaryName = "homekit.json.tmp"
     let directory: OpenDirectory
 
     /// The file's path, for messages.
@@ -51,25 +50,11 @@ public struct HomeKitStateFile: Sendable {
         do { data = try encoder.encode(state) } catch {
             throw HomeKitStateError(path: path, reason: "cannot be encoded: \(error)")
         }
-        let descriptor: Int32
         do throws(SystemCallError) {
-            descriptor = try directory.openFile(Self.temporaryName, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            try directory.replace(Self.name, with: Array(data), mode: 0o600)
         } catch {
-            throw HomeKitStateError(path: path, reason: "cannot be written: \(Self.temporaryName) cannot be created (\(error)); free space in the state directory or fix its owner")
+            throw HomeKitStateError(path: path, reason: "cannot be written (\(error)); free space in the state directory or fix its owner")
         }
-        defer { SystemCall.close(descriptor) }
-        do throws(Errno) {
-            try SystemCall.writeAll(Array(data), to: descriptor)
-            try SystemCall.fsync(descriptor)
-        } catch {
-            throw HomeKitStateError(path: path, reason: "cannot be written: \(error.message); free space in the state directory")
-        }
-        do throws(SystemCallError) {
-            try directory.rename(Self.temporaryName, to: Self.name)
-        } catch {
-            throw HomeKitStateError(path: path, reason: "cannot be replaced: \(error)")
-        }
-        directory.sync()
     }
 }
 

@@ -377,7 +377,7 @@ public final class MQTTBridge: Sendable {
         publishConfiguration(of: presentation)
         let added = await announce(presentation, discovery)
         state.withLock { $0.announced?.formUnion(added) }
-        if let announced = state.withLock({ $0.announced }) { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
+        if let announced = state.withLock({ $0.announced }) { keepRecord(of: announced) }
     }
 
     /// Whether a change brings a control whose entity was never announced (placed at runtime with
@@ -442,7 +442,7 @@ public final class MQTTBridge: Sendable {
             publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
             announced.insert(message.topic)
         }
-        let previous = runtime.hub.persisted.announced.map(Set.init)
+        let previous = runtime.homeAssistantRecord.announced
         var gone = (previous ?? []).subtracting(announced)
         if previous == nil {
             // Announced by a version that kept no record: clear every entity a placement not in
@@ -458,7 +458,16 @@ public final class MQTTBridge: Sendable {
         }
         // What others wrote on its discovery topics meanwhile is set right now.
         reassertRelease.note()
-        if previous != announced { try? runtime.hub.updatePersisted { $0.announced = announced.sorted() } }
+        keepRecord(of: announced)
+    }
+
+    /// Records what is announced, so that a restart removes what is no longer placed.
+    private func keepRecord(of announced: Set<String>) {
+        do throws(SystemCallError) {
+            try runtime.homeAssistantRecord.record(announced)
+        } catch {
+            log(.warning, "mqtt: the record of announced Home Assistant entities cannot be saved (\(error)); free space in the state directory, or entities removed meanwhile may stay in Home Assistant after a restart")
+        }
     }
 
     /// Publishes a placed control's entities; returns their topics.
@@ -514,7 +523,7 @@ public final class MQTTBridge: Sendable {
             state.announced?.subtract(removed)
             return state.announced
         }) else { return }
-        try? runtime.hub.updatePersisted { $0.announced = announced.sorted() }
+        keepRecord(of: announced)
     }
 
     /// Publishes a retained message unless the same payload was the last published on the topic.

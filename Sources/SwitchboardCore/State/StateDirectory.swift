@@ -15,7 +15,9 @@ public final class StateDirectory: Sendable {
     public var path: String { directory.path }
 
     /// The files switchboardd opens in the directory.
-    static let fileNames = [StateFile.snapshotName, StateFile.temporaryName, StateFile.journalName, DaemonLock.fileName, HomeKitStateFile.name, HomeKitStateFile.temporaryName]
+    static let fileNames = [StateFile.snapshotName, StateFile.temporaryName, StateFile.journalName, DaemonLock.fileName,
+        HomeKitStateFile.name, HomeKitStateFile.name + ".tmp", HomeAssistantRecord.name, HomeAssistantRecord.name + ".tmp",
+    ]
 
     private init(_ directory: OpenDirectory) { self.directory = directory }
 

@@ -30,9 +30,8 @@ public struct PersistedState: Sendable, Codable, Equatable {
     /// Device id → when its auto-off fires, in seconds since 1970 (wall clock, so it survives a reboot).
     public var autoOff: [String: Double] = [:]
     public var locked = false
-    /// The Home Assistant discovery topics last announced, so that an entity whose placement is
-    /// gone (removed at runtime, by a reload, or while the daemon was down) is removed, not left
-    /// behind. Nil before the first announcement.
+    /// The Home Assistant discovery topics an older version recorded here; read only to carry them
+    /// over to ``HomeAssistantRecord`` (`home-assistant.json`), then nil.
     public var announced: [String]?
 
     public init() {}
@@ -103,6 +102,9 @@ public final class StateFile: Sendable {
             openError = error
         }
     }
+
+    /// The state directory, when it could be opened (its other files are reached through it).
+    var stateDirectory: StateDirectory? { directory }
 
     /// The open directory, or why there is none.
     private func folder(for path: String) throws(StateFileError) -> OpenDirectory {
