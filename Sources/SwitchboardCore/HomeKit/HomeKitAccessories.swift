@@ -72,6 +72,24 @@ final class HomeKitAccessories: HAPAccessoryDatabase, @unchecked Sendable {
         return true
     }
 
+    /// A push-button was pressed: its programmable switch sends the press as an event (single 0,
+    /// double 1, long 2), each press one, however alike.
+    func press(button: String, click: String) {
+        let value: Int
+        switch click {
+        case "short": value = 0
+        case "double": value = 1
+        case "long": value = 2
+        default: return
+        }
+        let id = table.withLock { table -> HAPCharacteristicID? in
+            guard let accessory = table.accessories.first(where: { $0.button == button }),
+                  let characteristic = accessory.services.lazy.flatMap(\.characteristics).first(where: { $0.role == .programmableSwitchEvent }) else { return nil }
+            return HAPCharacteristicID(aid: accessory.aid, iid: characteristic.iid)
+        }
+        if let id { report([(id, .int(value))]) }
+    }
+
     /// The aid serving a placement, if any.
     func aid(of placement: String) -> Int? {
         table.withLock { $0.accessories.first { $0.placement == placement }?.aid }

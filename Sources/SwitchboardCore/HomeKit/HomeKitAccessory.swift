@@ -21,6 +21,9 @@ public enum HomeKitServiceKind: String, Sendable, Equatable {
     /// A toggle driving a pulse output whose value comes from a reed switch (`stateDevice`):
     /// Garage Door Opener, CurrentDoorState, TargetDoorState, ObstructionDetected.
     case garageDoor
+    /// A wall push-button of `buttons[]`: Stateless Programmable Switch, ProgrammableSwitchEvent
+    /// (single, double and long press), for the Home app's automations.
+    case programmableSwitch
 
     /// The HAP service type (short form of Apple's UUID).
     var serviceType: String {
@@ -32,6 +35,7 @@ public enum HomeKitServiceKind: String, Sendable, Equatable {
         case .contactSensor: return "80"
         case .motionSensor: return "85"
         case .garageDoor: return "41"
+        case .programmableSwitch: return "89"
         }
     }
 
@@ -64,6 +68,8 @@ struct HomeKitCharacteristic: Sendable {
         case fixed(HAPJSON)
         case identify
         case on, outletInUse, contactState, motionDetected, currentDoorState, targetDoorState, obstructionDetected
+        /// A press: an event only; read, it is null (HAP).
+        case programmableSwitchEvent
     }
 
     var iid: Int
@@ -96,8 +102,10 @@ struct HomeKitService: Sendable {
 /// One accessory: the bridge (aid 1) or a placement's.
 struct HomeKitAccessory: Sendable {
     var aid: Int
-    /// The placement it shows, and its service; nil for the bridge itself.
+    /// The placement it shows, and its service; nil for the bridge itself and for a push-button.
     var placement: String?
+    /// The push-button of `buttons[]` it is, for a programmable switch.
+    var button: String? = nil
     var kind: HomeKitServiceKind?
     var services: [HomeKitService]
 

@@ -11,7 +11,10 @@ enum HomeKitAccessoryBuilder {
         var kind: HomeKitServiceKind
     }
 
-    static func accessories(bridgeName: String, node: String, placed: [Placed], map: inout HomeKitAccessoryMap) -> [HomeKitAccessory] {
+    /// The map's key of a push-button's accessory: apart from placement ids, which have no "/".
+    static func mapKey(ofButton id: String) -> String { "buttons/" + id }
+
+    static func accessories(bridgeName: String, node: String, placed: [Placed], buttons: [ButtonSettings] = [], map: inout HomeKitAccessoryMap) -> [HomeKitAccessory] {
         let bridge = HomeKitAccessory(aid: HomeKitAccessoryMap.bridgeAID, placement: nil, kind: nil, services: [
             information(iids: Array(1...7), name: bridgeName, model: "switchboardd", serial: node),
             HomeKitService(iid: 8, type: "A2", characteristics: [
@@ -40,6 +43,8 @@ enum HomeKitAccessoryBuilder {
                 characteristics = [characteristic("ContactSensorState", "6A", "uint8", ["pr", "ev"], .contactState, max: 1)]
             case .motionSensor:
                 characteristics = [characteristic("MotionDetected", "22", "bool", ["pr", "ev"], .motionDetected)]
+            case .programmableSwitch:
+                characteristics = [characteristic("ProgrammableSwitchEvent", "73", "uint8", ["pr", "ev"], .programmableSwitchEvent, max: 2)]
             case .garageDoor:
                 characteristics = [
                     characteristic("CurrentDoorState", "0E", "uint8", ["pr", "ev"], .currentDoorState, max: 4),
@@ -50,6 +55,20 @@ enum HomeKitAccessoryBuilder {
             characteristics.append(characteristic("Name", "23", "string", ["pr"], .fixed(.string(name))))
             let service = HomeKitService(iid: serviceIID, type: item.kind.serviceType, characteristics: characteristics, primary: true)
             result.append(HomeKitAccessory(aid: aid, placement: id, kind: item.kind, services: [info, service]))
+        }
+        for button in buttons {
+            let key = mapKey(ofButton: button.id)
+            let aid = map.aid(for: key)
+            let infoIIDs = ["info", "info.Identify", "info.Manufacturer", "info.Model", "info.Name", "info.SerialNumber", "info.FirmwareRevision"].map { map.iid($0, of: key) }
+            let name = button.id
+            let service = HomeKitService(iid: map.iid("switch", of: key), type: HomeKitServiceKind.programmableSwitch.serviceType, characteristics: [
+                HomeKitCharacteristic(iid: map.iid("switch.ProgrammableSwitchEvent", of: key), type: "73", format: "uint8", perms: ["pr", "ev"],
+                                      role: .programmableSwitchEvent, maxValue: 2),
+                HomeKitCharacteristic(iid: map.iid("switch.Name", of: key), type: "23", format: "string", perms: ["pr"], role: .fixed(.string(name))),
+            ], primary: true)
+            result.append(HomeKitAccessory(aid: aid, placement: nil, button: button.id, kind: .programmableSwitch, services: [
+                information(iids: infoIIDs, name: name, model: "push-button", serial: "\(node).buttons.\(button.id)"), service,
+            ]))
         }
         // In the order of their ids: a placement added first in devices.json comes last, as it is newest.
         return result.sorted { $0.aid < $1.aid }
@@ -83,6 +102,7 @@ enum HomeKitAccessoryBuilder {
         // The reed switch says open (0) or closed (1); the target follows it once it is there.
         case .currentDoorState, .targetDoorState: return .int(on ? 0 : 1)
         case .obstructionDetected: return .bool(false)
+        case .programmableSwitchEvent: return .null
         }
     }
 }

@@ -88,17 +88,24 @@ public final class HomeKitBridge: Sendable {
                 }
                 // Subscribed before the accessories are made: no change falls between.
                 let stream = runtime.center.changes()
+                let presses = runtime.buttons.values.map { ($0.settings.id, $0.clicks.subscribe()) }
                 await rebuild()
                 changes = Task { [self] in
-                    for await change in stream {
-                        switch change {
-                        case .presentation(let presentation):
-                            if !database.update(presentation), HomeKitBridge.servesSpace(presentation) { await rebuild() }
-                        case .removed:
-                            await rebuild()
-                        case .locked:
-                            break
+                    await withDiscardingTaskGroup { group in
+                        for (button, clicks) in presses {
+                            group.addTask { for await (click, _) in clicks { self.database.press(button: button, click: click) } }
                         }
+                        for await change in stream {
+                            switch change {
+                            case .presentation(let presentation):
+                                if !database.update(presentation), HomeKitBridge.servesSpace(presentation) { await rebuild() }
+                            case .removed:
+                                await rebuild()
+                            case .locked:
+                                break
+                            }
+                        }
+                        group.cancelAll()
                     }
                 }
             }
@@ -175,7 +182,8 @@ public final class HomeKitBridge: Sendable {
         do {
             try serving.store.update { state in
                 var map = state.accessories
-                accessories = HomeKitAccessoryBuilder.accessories(bridgeName: serving.name, node: runtime.configuration.node, placed: placed, map: &map)
+                accessories = HomeKitAccessoryBuilder.accessories(bridgeName: serving.name, node: runtime.configuration.node, placed: placed,
+                                                                  buttons: runtime.configuration.buttons.filter { runtime.buttons[$0.id] != nil }, map: &map)
                 let layout = accessories.map(\.layout).joined(separator: ";")
                 if map.layout != layout {
                     if !map.layout.isEmpty { state.configurationNumber = state.configurationNumber % 65535 + 1 }
