@@ -47,9 +47,15 @@ EXPECTED = {
     "event.garage_pi_commands": ("switchboard_garage-pi_commands", "Commands", "mdi:gesture-tap-button"),
     # The door contact this check adds to the sample (an input device): a binary sensor.
     "binary_sensor.garage_pi_contact": ("switchboard_garage-pi_input_contact", "Door Contact", None),
+    # The wall push-button this check adds: an event entity of its presses.
+    "event.garage_pi_button_wall": ("switchboard_garage-pi_button_wall", "wall button", None),
 }
 CONTACT = {"id": "contact", "name": "Door Contact", "type": "input", "deviceClass": "garage_door",
            "gpio": {"chip": "main", "line": 6, "bias": "pullUp", "activeLow": True, "debounce": "20ms"}}
+# A wall push-button this check adds, bound to nothing: its presses are for Home Assistant (its
+# doubleWindow makes it tell double presses apart).
+WALL = {"id": "wall", "gpio": {"chip": "main", "line": 16, "bias": "pullUp", "activeLow": True, "debounce": "20ms"},
+        "doubleWindow": "300ms"}
 # A second Control Center placement of the fan this check adds, with every key of a placement's
 # "homeAssistant" block but the component and area: an entity Home Assistant registers disabled,
 # for its user to enable, with that device class, category and icon.
@@ -65,6 +71,11 @@ ALLOWED_LOG_LINES = [
     r"WARNING \(MainThread\) \[homeassistant\.bootstrap\] Skipping pip installation of required modules",
     r"WARNING \(MainThread\) \[aiohttp_fast_zlib\] zlib_ng and isal are not available",
 ]
+
+
+def press_click(event_type):
+    """The `click` of a push-button's press, from its Home Assistant event type."""
+    return {"single": "short"}.get(event_type, event_type)
 
 
 class Failure(Exception):
@@ -392,8 +403,10 @@ class Check:
                "the fan's value text, status and action hint are its attributes", fan)
         triggers = self.ha.command("device_automation/trigger/list", device_id=device["id"])
         mqtt_triggers = sorted((t["type"], t["subtype"]) for t in triggers if t.get("domain") == "mqtt")
-        expect(mqtt_triggers == [("button_long_press", "button"), ("button_short_press", "button")],
-               "the Action button's short and long press are device triggers", mqtt_triggers)
+        expect(mqtt_triggers == [("button_double_press", "wall"), ("button_long_press", "button"), ("button_long_press", "wall"),
+                                 ("button_short_press", "button"), ("button_short_press", "wall")],
+               "the Action button's short and long press, and the wall button's short, double and long press, are device triggers",
+               mqtt_triggers)
         # Unknown, not off: the kitchen light lives in Zigbee2MQTT and has sent no state yet. Home
         # Assistant shows unknown before any message too, so first see that it got the daemon's.
         topic = f"switchboard/{NODE}/controls/kitchen"
@@ -515,6 +528,21 @@ class Check:
         self.daemon.cli("input", "contact", "inactive")
         eventually("and closed, off", lambda: self.state("binary_sensor.garage_pi_contact"), lambda s: s == "off", 5)
 
+    def wall_button(self):
+        print("A wall push-button: its presses as events", flush=True)
+        attributes = self.attributes("event.garage_pi_button_wall")
+        expect((attributes.get("device_class"), attributes.get("event_types")) == ("button", ["single", "double", "long"]),
+               "the wall button is an event entity of device class button, with the event types single, double and long",
+               attributes)
+        for press, event_type in ((["--hold", "100ms"], "single"), (["--double"], "double"), (["--hold", "1s"], "long")):
+            before = self.state("event.garage_pi_button_wall")
+            self.daemon.cli("button", "wall", *press)
+            seen = eventually(f"switchboard button wall {' '.join(press)} is a \"{event_type}\" event in Home Assistant",
+                              lambda: (self.state("event.garage_pi_button_wall"), self.attributes("event.garage_pi_button_wall")),
+                              lambda s: s[0] != before and s[1].get("event_type") == event_type, 5)
+            expect(seen[1].get("click") == press_click(event_type),
+                   "the event carries the press as the node published it", seen[1])
+
     def diagnostics(self):
         print("Diagnostics: rejected messages", flush=True)
         client = MQTTClient(self.options.broker_port, "switchboard-check-rejects")
@@ -577,9 +605,9 @@ class Check:
                    lambda s: s == (None, False, []), timeout=10)
         kept = {"light.garage_pi_porch", "button.garage_pi_garage", OUTLET_ENTITY} | {e for e in EXPECTED if e.split(".")[1].startswith(
             ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_problems", "garage_pi_commands",
-             "garage_pi_contact"))}
+             "garage_pi_contact", "garage_pi_button_wall"))}
         expect(set(self.switchboard_entities()) == kept,
-               "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities and the node's own",
+               "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities, the wall button's and the node's own",
                sorted(self.switchboard_entities()))
         time.sleep(1)
         self.expect_clean_log("at the end")
@@ -611,6 +639,7 @@ class Check:
             self.garage_door()
             self.diagnostics()
             self.contact()
+            self.wall_button()
             self.placements()
             self.reload()
             self.availability()
@@ -640,6 +669,7 @@ def main():
     configuration["mqtt"].update(host="127.0.0.1", port=options.broker_port)
     configuration["devices"].append(CONTACT)
     configuration["placements"].append(OUTLET)
+    configuration.setdefault("buttons", []).append(WALL)
     pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
 
     try:

@@ -13,11 +13,14 @@ extension ConfigurationLoader {
         let double = reader.string("double", &problems)
         let long = reader.string("long", &problems)
         let longTime = reader.duration("longTime", in: .milliseconds(100) ... .seconds(30), default: .milliseconds(800), &problems) ?? .milliseconds(800)
-        // A double press costs a short press its wait: only buttons with one wait for it.
+        // A double press costs a short press its wait: only buttons with one bound, or a window
+        // given (double presses for Home Assistant or HomeKit), wait for it.
+        let windowGiven = reader.value("doubleWindow") != nil
         let window = reader.duration("doubleWindow", in: .milliseconds(50) ... .seconds(2), default: .milliseconds(300), &problems) ?? .milliseconds(300)
         reader.finish(&problems)
         guard let gpio else { return nil }
-        return ButtonSettings(id: id, gpio: gpio, short: short, double: double, long: long, longTime: longTime, doubleWindow: double == nil ? .zero : window)
+        return ButtonSettings(id: id, gpio: gpio, short: short, double: double, long: long, longTime: longTime,
+                              doubleWindow: double == nil && !windowGiven ? .zero : window)
     }
 
     /// Each button's presses perform placements devices.json places.

@@ -89,6 +89,43 @@ extension HomeAssistantDiscovery {
                        payload: .object(fields + available + [("device", self.device), ("origin", origin)]))
     }
 
+    /// A push-button of `buttons[]`: an `event` entity (device class `button`, event types
+    /// `single`, `double`, `long`) and a device trigger per press kind (`button_short_press`,
+    /// `button_double_press`, `button_long_press`, subtype the button's id), both read from
+    /// `<base>/buttons/<id>`. A button that tells no double presses apart (no `double` bound, no
+    /// `doubleWindow` given) has no double event type or trigger.
+    public func buttonEntities(for settings: ButtonSettings) -> [Message] {
+        let button = settings.id
+        let presses = Self.pressTypes.filter { $0.click != "double" || settings.doubleWindow > .zero }
+        let event: Fields = [
+            ("name", .string("\(button) button")),
+            ("unique_id", .string("switchboard_\(node)_button_\(button)")),
+            ("default_entity_id", .string("event.\(node)_button_\(button)")),
+            ("device_class", .string("button")),
+            ("state_topic", .string(topics.button(button))),
+            ("event_types", .array(presses.map { .string($0.eventType) })),
+        ] + available
+        let entity = Message(topic: "\(prefix)/event/\(node)/button_\(button)/config", payload: .object(event + [("device", device), ("origin", origin)]))
+        return [entity] + presses.map { press in
+            Message(topic: "\(prefix)/device_automation/\(node)/button_\(button)_\(press.click)/config", payload: .object([
+                ("automation_type", .string("trigger")),
+                ("topic", .string(topics.button(button))),
+                ("type", .string(press.triggerType)),
+                ("subtype", .string(button)),
+                ("value_template", .string("{{ value_json.click }}")),
+                ("payload", .string(press.click)),
+                ("device", device),
+                ("origin", origin),
+            ]))
+        }
+    }
+
+    /// A push-button's presses: as `<base>/buttons/<id>` says them (`click`), as the event
+    /// entity's `event_type`, and as the device trigger's `type`.
+    public static let pressTypes: [(click: String, eventType: String, triggerType: String)] = [
+        ("short", "single", "button_short_press"), ("double", "double", "button_double_press"), ("long", "long", "button_long_press"),
+    ]
+
     /// The outcomes a command's event carries as its `event_type`.
     public static let outcomeTypes = ["performed", "refused", "failed", "expired", "superseded"]
 

@@ -3,12 +3,17 @@ import SwitchboardMQTT
 
 extension MQTTBridge {
     /// One press of a push-button, for automations elsewhere: `<base>/buttons/<id>`,
-    /// `{"click": "double", "performed": "fan Running"}` (`performed` absent when nothing is bound).
+    /// `{"click": "double", "event_type": "double", "performed": "fan Running"}` (`performed`
+    /// absent when nothing is bound; `event_type` the Home Assistant event entity's: `single`,
+    /// `double`, `long`).
     public func publishClick(_ click: String, outcome: String?, from button: String) {
         struct Click: Encodable {
             var click: String
+            var eventType: String
             var performed: String?
+            enum CodingKeys: String, CodingKey { case click, eventType = "event_type", performed }
         }
-        connection.publish(MQTTMessage(topic: topics.button(button), text: ControlLineProtocol.encodeLine(Click(click: click, performed: outcome)), qos: 1))
+        let eventType = HomeAssistantDiscovery.pressTypes.first { $0.click == click }?.eventType ?? click
+        connection.publish(MQTTMessage(topic: topics.button(button), text: ControlLineProtocol.encodeLine(Click(click: click, eventType: eventType, performed: outcome)), qos: 1))
     }
 }

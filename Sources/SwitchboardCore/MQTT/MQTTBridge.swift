@@ -438,6 +438,9 @@ public final class MQTTBridge: Sendable {
         for button in runtime.configuration.actionButtons where button.announce.contains(.mqtt) {
             messages += discovery.triggers(for: button.id)
         }
+        for button in runtime.configuration.buttons {
+            messages += discovery.buttonEntities(for: button)
+        }
         for message in messages {
             publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
             announced.insert(message.topic)
