@@ -23,7 +23,8 @@ fuzzer=$(swift build --scratch-path .build-fuzz --show-bin-path)/switchboard-fuz
 
 # Seeds: the first byte picks the parser (0 devices.json, 1 command, 2 and 3 device state, 4 socket
 # line, 5 HomeKit's TLV8, 6 pair-setup and 7 pair-verify requests, each a 2-byte little-endian length
-# and its TLV8).
+# and its TLV8, 8 HAP's HTTP requests after a byte saying where to cut them, 9 session frames, 10 a
+# controller's JSON).
 seeds=.build-fuzz/seeds crashes=.build-fuzz/crashes corpus=.build-fuzz/corpus
 rm -rf "$seeds" && mkdir -p "$seeds" "$crashes" "$corpus"
 n=0
@@ -39,6 +40,12 @@ seed 5 < <(printf '\x01\x02ab\xff\x00\x01\x02cd')
 seed 6 < <(printf '\x06\x00\x06\x01\x01\x00\x01\x00\xc9\x01\x06\x01\x03\x03\xff'; head -c 255 /dev/urandom
     printf '\x03\x81'; head -c 129 /dev/urandom; printf '\x04\x40'; head -c 64 /dev/urandom)
 seed 7 < <(printf '\x25\x00\x06\x01\x01\x03\x20'; head -c 32 /dev/urandom; printf '\x15\x00\x06\x01\x03\x05\x10'; head -c 16 /dev/urandom)
+# HAP: a GET, a PUT with its body, two requests in one read; a frame's plaintext; a PUT's JSON.
+seed 8 < <(printf '\x10GET /accessories HTTP/1.1\r\nHost: bridge\r\n\r\n')
+seed 8 < <(printf '\x2aPUT /characteristics HTTP/1.1\r\nContent-Type: application/hap+json\r\nContent-Length: 52\r\n\r\n{"characteristics":[{"aid":2,"iid":9,"value":true}]}')
+seed 8 < <(printf '\x05POST /pair-verify HTTP/1.1\r\nContent-Length: 3\r\n\r\n\x06\x01\x01GET /characteristics?id=2.9,3.9&ev=1 HTTP/1.1\r\n\r\n')
+seed 9 < <(printf 'HTTP/1.1 204 No Content\r\n\r\n')
+seed 10 <<<'{"characteristics":[{"aid":2,"iid":9,"value":1,"ev":true},{"aid":1,"iid":2,"value":"x\u00e9"}]}'
 for line in '{"op":"status"}' '{"op":"perform","id":"porch","value":true}' '{"op":"button","id":"button","hold":"1s"}'; do seed 4 <<<"$line"; done
 
 echo "switchboard fuzz: $seconds s over $n seeds"

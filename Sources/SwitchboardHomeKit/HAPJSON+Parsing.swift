@@ -3,11 +3,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SwitchboardSupport
 
 extension HAPJSON: Decodable {
-    /// The value of a JSON text (`JSONDecoder`, FoundationEssentials'); nil when it is not JSON.
+    /// The value of a JSON text; nil when it is not JSON. Checked first (``CheckedJSON``): the
+    /// Foundation of Swift 6.0 traps on a raw control character or a bad escape in a string, which
+    /// one PUT of a paired controller would turn into the end of the daemon.
     public init?(parsing bytes: [UInt8]) {
-        guard let value = try? JSONDecoder().decode(HAPJSON.self, from: Data(bytes)) else { return nil }
+        guard let value = try? CheckedJSON.decode(HAPJSON.self, from: Data(bytes)) else { return nil }
         self = value
     }
 

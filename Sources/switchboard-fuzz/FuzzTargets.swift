@@ -32,7 +32,7 @@ enum FuzzTargets {
     static func run(_ input: [UInt8]) {
         guard let selector = input.first else { return }
         let bytes = Array(input.dropFirst())
-        switch selector % 8 {
+        switch selector % 11 {
         case 0:
             // devices.json: every problem is a ConfigurationError; a valid file loads.
             do {
@@ -53,6 +53,12 @@ enum FuzzTargets {
             HomeKitFuzzTargets.pairSetup(bytes)
         case 7:
             HomeKitFuzzTargets.pairVerify(bytes)
+        case 8:
+            HomeKitFuzzTargets.httpRequests(bytes)
+        case 9:
+            HomeKitFuzzTargets.frames(bytes)
+        case 10:
+            HomeKitFuzzTargets.json(bytes)
         default:
             // A line on the local socket or a control extension's stdin.
             _ = ControlLineProtocol.decodeCommand(Substring(String(decoding: bytes, as: UTF8.self)))

@@ -39,6 +39,65 @@ enum HomeKitFuzzTargets {
         if verify.session != nil { fatalError("pair-verify made a session for an unknown controller") }
     }
 
+    /// The HTTP request parser a connection feeds before and after pair-verify: however the bytes
+    /// arrive (whole, or cut in two where the first byte says), the same requests come out, and
+    /// then the same refusal or the same wait for more.
+    static func httpRequests(_ bytes: [UInt8]) {
+        guard let cut = bytes.first else { return }
+        let input = Array(bytes.dropFirst())
+        let split = Int(cut) % (input.count + 1)
+        let whole = parsed([input]), pieces = parsed([Array(input[..<split]), Array(input[split...])])
+        if whole != pieces { fatalError("the request parser gave \(whole) for the bytes whole and \(pieces) for them cut at \(split)") }
+    }
+
+    /// What a parser gives: a request, or its refusal.
+    private enum Parsed: Equatable {
+        case request(HAPRequest)
+        case refused(HAPRequestError)
+    }
+
+    /// What a parser gives for chunks arriving in turn: the requests, then the refusal if any.
+    private static func parsed(_ chunks: [[UInt8]]) -> [Parsed] {
+        var parser = HAPRequestParser()
+        var outcome: [Parsed] = []
+        for chunk in chunks {
+            parser.append(chunk)
+            do {
+                while let request = try parser.next() {
+                    if request.body.count > HAPRequestParser.maximumBodyLength { fatalError("a body of \(request.body.count) bytes was accepted") }
+                    outcome.append(.request(request))
+                }
+            } catch {
+                outcome.append(.refused(error))
+                return outcome
+            }
+        }
+        return outcome
+    }
+
+    /// The session frames: any bytes open or are refused with a typed error; what a sealer seals,
+    /// an opener under the same key opens to the same bytes, cut in two anywhere.
+    static func frames(_ bytes: [UInt8]) {
+        let key = [UInt8](repeating: 0x33, count: 32)
+        var stranger = try! HAPFrameOpener(key: key)
+        _ = try? stranger.open(bytes)
+        var sealer = try! HAPFrameSealer(key: key), opener = try! HAPFrameOpener(key: key)
+        guard let sealed = try? sealer.seal(bytes) else { fatalError("\(bytes.count) bytes could not be sealed") }
+        let split = bytes.first.map { Int($0) * 7 % (sealed.count + 1) } ?? 0
+        do {
+            let opened = try opener.open(Array(sealed[..<split])) + opener.open(Array(sealed[split...]))
+            if opened != bytes { fatalError("\(bytes.count) bytes sealed opened as \(opened.count) other bytes (cut at \(split))") }
+        } catch {
+            fatalError("frames sealed under the same key were refused: \(error)")
+        }
+    }
+
+    /// A controller's JSON (a PUT of characteristics, a subscription): any bytes parse to a value
+    /// or to nil.
+    static func json(_ bytes: [UInt8]) {
+        _ = HAPJSON(parsing: bytes)
+    }
+
     /// The requests in a fuzzer's input: each a 2-byte little-endian length and that many bytes
     /// (the last one what is left), those that decode as TLV8; at most 8.
     static func requests(in bytes: [UInt8]) -> [TLV8] {
