@@ -13,7 +13,7 @@ import PackageDescription
 /// - `SwitchboardTesting`: the test doubles shipped as a library (manual clock, recorders).
 /// - `CCrypto`, `CAvahi`, `CQREncode` → `SwitchboardHomeKit`: libcrypto, Avahi's client and
 ///   libqrencode, and the HomeKit Accessory Protocol's primitives, pairing, discovery and setup
-///   payload on them (docs/homekit.md; not in the daemon yet).
+///   payload on them (docs/homekit.md); the daemon's bridge is in `SwitchboardCore`.
 let package = Package(
     name: "Switchboard",
     products: [
@@ -60,9 +60,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // Avahi's client library: every call in SwitchboardHomeKit's LibAvahi.swift (discovery).
+        // No pkgConfig: avahi-client.pc adds only -D_REENTRANT (a flag SwiftPM refuses, with a
+        // warning on every build) to what the module map links.
         .systemLibrary(
             name: "CAvahi",
-            pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
         ),
         // libqrencode: every call in SwitchboardHomeKit's LibQREncode.swift (the setup code's QR code).
