@@ -171,6 +171,10 @@ public final class HAPServer: Service, @unchecked Sendable {
     /// Runs one step of a connection's session and sends its output; called with the lock held.
     private func handle(_ connection: HAPConnection, _ step: (inout HAPSession) throws(HAPSessionClosing) -> (output: [UInt8], effects: [HAPSession.Effect])) -> Step {
         do throws(HAPSessionClosing) {
+            // One pair-setup at a time: it ends with M6, a refusal, or its connection.
+            connection.session.anotherPairSetupInProgress = connections.values.contains {
+                $0 !== connection && $0.session.isPairSetupInProgress
+            }
             let (output, effects) = try step(&connection.session)
             guard connection.send(output) else { return .close }
             var writes: [HAPCharacteristicWrite] = []
