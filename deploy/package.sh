@@ -252,7 +252,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$tree" | cut -f1)
 Depends: $depends, adduser, init-system-helpers (>= 1.52)
-Recommends: gpiod, mosquitto-clients
+Recommends: gpiod, mosquitto-clients, avahi-daemon
 Suggests: mosquitto
 Section: misc
 Priority: optional

@@ -13,7 +13,10 @@ import SwitchboardSupport
 /// and the pairing store are serialized by one lock, so a session's frames go out in the order
 /// they were sealed. A characteristic write runs outside that lock (the connection's thread waits
 /// for it), so a slow command holds up no other controller. A peer that stops reading holds that lock at most for the send
-/// timeout (``sendTimeout``) before its connection is dropped.
+/// timeout (``sendTimeout``) before its connection is dropped. A connection that has not
+/// finished pair-verify within ``handshakeTimeout`` of being accepted is closed, so that idle or
+/// stalled sockets cannot hold the connection slots; a verified session is kept as long as its
+/// controller keeps it.
 public final class HAPServer: Service, @unchecked Sendable {
     // @unchecked Sendable: `listenerDescriptor`, `port` and the injected parts are set once in init;
     // `connections`, `stopped`, `stopWaiters` and every session (and the store, which is not
@@ -24,6 +27,11 @@ public final class HAPServer: Service, @unchecked Sendable {
     public static let maximumConnections = 64
     /// How long one write may block on a peer that does not read.
     public static let sendTimeout: Duration = .seconds(2)
+    /// How long an unverified connection may stay by default: long enough for a person to type
+    /// the setup code in the Home app during pair-setup.
+    public static let defaultHandshakeTimeout: Duration = .seconds(60)
+    /// How long a connection may stay open without finishing pair-verify.
+    public let handshakeTimeout: Duration
 
     private let listenerDescriptor: CInt
     private let accessory: AccessoryIdentity
@@ -36,9 +44,11 @@ public final class HAPServer: Service, @unchecked Sendable {
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Listens on `port` (0: a free one), on loopback only when `loopbackOnly`. The store is used
-    /// only with the server's lock held.
+    /// only with the server's lock held. A connection still unverified `handshakeTimeout` after
+    /// it was accepted is closed.
     public init(port: UInt16 = 0, loopbackOnly: Bool = false, accessory: AccessoryIdentity, setupCode: SetupCode,
-                store: any PairingStore, database: any HAPAccessoryDatabase) throws {
+                store: any PairingStore, database: any HAPAccessoryDatabase,
+                handshakeTimeout: Duration = HAPServer.defaultHandshakeTimeout) throws {
         do {
             (listenerDescriptor, self.port) = try SystemCall.tcpListener(port: port, loopbackOnly: loopbackOnly)
         } catch {
@@ -48,6 +58,7 @@ public final class HAPServer: Service, @unchecked Sendable {
         self.setupCode = setupCode
         self.store = store
         self.database = database
+        self.handshakeTimeout = handshakeTimeout
         database.observeChanges { [weak self] id, value in self?.changed([id: value]) }
     }
 
@@ -111,7 +122,20 @@ public final class HAPServer: Service, @unchecked Sendable {
             }
             guard admitted else { connection.close(); continue }
             connection.setSendTimeout(HAPServer.sendTimeout)
+            closeIfUnverified(connection, after: handshakeTimeout)
             LoopThread.start(name: "HAP connection") { [self] in serve(connection) }
+        }
+    }
+
+    /// Ends the connection once `timeout` has passed unless its session is verified by then.
+    private func closeIfUnverified(_ connection: HAPConnection, after timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self, weak connection] in
+            guard let self, let connection else { return }
+            lock.withLock {
+                if connections[ObjectIdentifier(connection)] != nil, !connection.session.isEncrypted { connection.shutdown() }
+            }
         }
     }
 
@@ -147,6 +171,10 @@ public final class HAPServer: Service, @unchecked Sendable {
     /// Runs one step of a connection's session and sends its output; called with the lock held.
     private func handle(_ connection: HAPConnection, _ step: (inout HAPSession) throws(HAPSessionClosing) -> (output: [UInt8], effects: [HAPSession.Effect])) -> Step {
         do throws(HAPSessionClosing) {
+            // One pair-setup at a time: it ends with M6, a refusal, or its connection.
+            connection.session.anotherPairSetupInProgress = connections.values.contains {
+                $0 !== connection && $0.session.isPairSetupInProgress
+            }
             let (output, effects) = try step(&connection.session)
             guard connection.send(output) else { return .close }
             var writes: [HAPCharacteristicWrite] = []

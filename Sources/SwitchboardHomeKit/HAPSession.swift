@@ -38,6 +38,13 @@ public struct HAPSession {
         verify = PairVerify(accessory: accessory, store: store)
     }
 
+    /// Whether another connection's pair-setup is under way (set by the server before each
+    /// step): this session's pair-setup M1 is then refused with Busy.
+    var anotherPairSetupInProgress = false
+
+    /// Whether this session's pair-setup is under way (between M1 and M6).
+    public var isPairSetupInProgress: Bool { setup.isInProgress }
+
     /// Whether the session is encrypted (pair-verify done).
     public var isEncrypted: Bool { sealer != nil }
 
@@ -144,7 +151,7 @@ public struct HAPSession {
     private mutating func handle(_ request: HAPRequest) -> ([UInt8], [Effect], SessionKeys?) {
         switch (request.method, request.path) {
         case ("POST", "/pair-setup"):
-            let answer = setup.handle((try? TLV8(decoding: request.body)) ?? TLV8())
+            let answer = setup.handle((try? TLV8(decoding: request.body)) ?? TLV8(), anotherInProgress: anotherPairSetupInProgress)
             return (HAPSession.response(200, "application/pairing+tlv8", answer.encoded()), [], nil)
         case ("POST", "/pair-verify"):
             let answer = verify.handle((try? TLV8(decoding: request.body)) ?? TLV8())

@@ -1,8 +1,9 @@
 /// The accessory's side of HAP's pair-setup (M1–M6), a state machine with no I/O: each
 /// request's TLV8 in, the response's TLV8 out. One instance serves one connection's attempt.
 ///
-/// - M1 → M2: refuses when already paired (Unavailable) or after 100 failed attempts
-///   (MaxTries); otherwise a fresh salt and SRP-6a server, and B.
+/// - M1 → M2: refuses when already paired (Unavailable), after 100 failed attempts (MaxTries) or
+///   while another connection's pair-setup is in progress (Busy); otherwise a fresh salt and
+///   SRP-6a server, and B.
 /// - M3 → M4: checks the controller's SRP proof M1 (a wrong setup code is Authentication and
 ///   counts as a failed attempt), answers with M2.
 /// - M5 → M6: opens the controller's encrypted sub-TLV (ChaCha20-Poly1305 with the HKDF of K,
@@ -37,13 +38,22 @@ public struct PairSetup {
         return nil
     }
 
-    /// The response to one request.
-    public mutating func handle(_ request: TLV8) -> TLV8 {
+    /// Whether an attempt is under way: M2 or M4 was sent and the next message is awaited.
+    public var isInProgress: Bool {
+        switch phase {
+        case .awaitingM3, .awaitingM5: true
+        default: false
+        }
+    }
+
+    /// The response to one request; `anotherInProgress` tells that another connection's
+    /// pair-setup is under way (an M1 is then refused with Busy).
+    public mutating func handle(_ request: TLV8, anotherInProgress: Bool = false) -> TLV8 {
         let state = request.pairingState ?? 0
         do {
             switch (state, phase) {
             case (1, _):
-                return try m1(request)
+                return try m1(request, anotherInProgress: anotherInProgress)
             case (3, .awaitingM3(let server)):
                 return try m3(request, server)
             case (5, .awaitingM5(let sharedKey)):
@@ -61,10 +71,11 @@ public struct PairSetup {
         }
     }
 
-    private mutating func m1(_ request: TLV8) throws -> TLV8 {
+    private mutating func m1(_ request: TLV8, anotherInProgress: Bool) throws -> TLV8 {
         guard let method = request[.method], method == [0] || method == [1] else { throw HAPPairingError.unknown }
         guard !store.isPaired else { throw HAPPairingError.unavailable }
         guard store.failedPairSetupAttempts < PairSetup.maximumFailedAttempts else { throw HAPPairingError.maxTries }
+        guard !anotherInProgress else { throw HAPPairingError.busy }
         let server = try SRPServer(
             username: Array("Pair-Setup".utf8), password: Array(setupCode.description.utf8), salt: LibCrypto.randomBytes(16))
         phase = .awaitingM3(server)

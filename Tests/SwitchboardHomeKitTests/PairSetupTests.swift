@@ -89,6 +89,22 @@ import Testing
         #expect(store.pairings.isEmpty)
     }
 
+    @Test func m1WhileAnotherPairSetupIsUnderWayIsBusyAfterUnavailableAndMaxTries() throws {
+        var setup = try newPairSetup()
+        #expect(setup.handle(TestController.m1(), anotherInProgress: true) == .pairingError(state: 2, .busy))
+        #expect(!setup.isInProgress)
+        #expect(setup.handle(TestController.m1()).pairingState == 2)
+        #expect(setup.isInProgress)
+        store.failedPairSetupAttempts = PairSetup.maximumFailedAttempts
+        var exhausted = try newPairSetup()
+        #expect(exhausted.handle(TestController.m1(), anotherInProgress: true) == .pairingError(state: 2, .maxTries))
+        store.failedPairSetupAttempts = 0
+        _ = try TestController().pairSetup(&setup, setupCode: setupCode)
+        #expect(!setup.isInProgress)
+        var late = try newPairSetup()
+        #expect(late.handle(TestController.m1(), anotherInProgress: true) == .pairingError(state: 2, .unavailable))
+    }
+
     @Test func messagesOutOfOrderAreRefused() throws {
         var setup = try newPairSetup()
         var m3 = TLV8()

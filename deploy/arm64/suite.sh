@@ -40,10 +40,11 @@ bundle=$bin/SwitchboardPackageTests.xctest
 # The suites a CI run holds: the MQTT round trip, extension hosting, the fleet, the CLI against a
 # real daemon, the README's tour and run command, and HomeKit's suites that need no Python (the
 # known-answer tests of its cryptography, TLV8, pair-setup and pair-verify, the session frames, the
-# setup URI and its QR code (zbarimg's reading is skipped there: the root has no zbar-tools)).
+# setup URI and its QR code (zbarimg's reading is skipped there: the root has no zbar-tools), the
+# bridge's accessory ids and its homekit block).
 ci_suites=(MQTTEndToEndTests ExtensionHostingTests FleetTests DaemonEndToEndTests ReadmeExampleTests
     CryptoKnownAnswerTests SRPKnownAnswerTests TLV8Tests PairSetupTests PairVerifyTests HAPFrameTests
-    HAPSetupPayloadTests QRCodeTests)
+    HAPSetupPayloadTests QRCodeTests HomeKitAccessoryMapTests HomeKitSettingsTests)
 
 ((EUID == 0)) || { echo "suite.sh: the arm64 libraries are mounted in a namespace of its own: run it as root (sudo)" >&2; exit 2; }
 [[ -x $bundle ]] || { echo "suite.sh: no arm64 test bundle at $bundle; build it with deploy/arm64/build.sh trixie debug" >&2; exit 2; }

@@ -3,8 +3,8 @@
 # path: debootstrap (minbase) of a release, with systemd as init, udev, dbus and procps installed,
 # and the packages a Switchboard .deb pulls in (its Depends and Recommends: the release's libgpiod
 # runtime library, libmosquitto1, libavahi-client3 and libqrencode4 (HomeKit's discovery and setup
-# code), adduser, gpiod, mosquitto-clients, and mosquitto, with their
-# dependencies) downloaded into apt's cache but NOT installed: in the VM, `apt-get install
+# code), adduser, gpiod, mosquitto-clients, avahi-daemon with libnss-mdns (what it recommends),
+# and mosquitto, with their dependencies) downloaded into apt's cache but NOT installed: in the VM, `apt-get install
 # ./switchboard_….deb` must find and install them itself, with no network, as it would on a fresh
 # machine from the archive. Debian 13 is deploy/debian13/root.sh's
 # root (it builds Switchboard, so it has everything installed already); this one is Debian 12,
@@ -30,7 +30,7 @@ esac
 # Installed: what boots and what the checks use. Downloaded only: what the .deb depends on (or
 # recommends: apt installs those too) on that release.
 installed=(systemd systemd-sysv udev dbus procps)
-downloaded=("$libgpiod" libmosquitto1 libavahi-client3 libqrencode4 gpiod adduser mosquitto mosquitto-clients)
+downloaded=("$libgpiod" libmosquitto1 libavahi-client3 libqrencode4 gpiod adduser mosquitto mosquitto-clients avahi-daemon libnss-mdns)
 cache=${SWITCHBOARD_SYSTEMD_ROOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/systemd-root}
 mkdir -p "$cache"
 key=$( { cat "$0"; echo "$release"; } | sha256sum | cut -c1-16)

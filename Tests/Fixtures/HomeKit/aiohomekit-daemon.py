@@ -8,8 +8,13 @@ Each run prints one JSON line.
     python aiohomekit-daemon.py watch PAIRING_FILE AID IID MARKER SECONDS
     python aiohomekit-daemon.py verify PAIRING_FILE
     python aiohomekit-daemon.py concurrent PAIRING_FILE WRITE_AID WRITE_IID EVENT_AID EVENT_IID FOLDER
+    python aiohomekit-daemon.py add PAIRING_FILE NEW_PAIRING_FILE ADMIN
+    python aiohomekit-daemon.py list PAIRING_FILE
+    python aiohomekit-daemon.py remove PAIRING_FILE REMOVED_PAIRING_FILE
+    python aiohomekit-daemon.py wrong HOST PORT SETUP_CODE COUNT
 
-pair: aiohomekit's own pair-setup state machines with the setup code. accessories: GET
+pair: aiohomekit's own pair-setup state machines with the setup code (the refusal's name when
+the accessory refuses). accessories: GET
 /accessories over aiohomekit's SecureHomeKitConnection (pair-verify, encrypted session), parsed
 by aiohomekit's model; prints for each accessory its aid, name and each service's type, iid and
 characteristics (type, iid, value). put: PUT /characteristics of one value, prints the answer
@@ -20,19 +25,33 @@ controller. concurrent: two sessions of the same pairing; the first writes true 
 characteristic while the second, subscribed to another, waits for its event (FOLDER/writing is
 written once the write is sent, FOLDER/seen once the event came and a read was answered): prints
 whether the write was still unanswered when the event came and when the read was answered.
+add: the controller of PAIRING_FILE adds a new controller (a fresh Ed25519 key; ADMIN 1 or 0)
+with /pairings, and writes its pairing to NEW_PAIRING_FILE; list: /pairings' list; remove: removes
+the controller of REMOVED_PAIRING_FILE; each prints the accessory's answer as [type, hex] items
+(and the list as identifiers with their admin flag). wrong: COUNT pair-setups with SETUP_CODE, one
+after the other; prints the name of each refusal.
 """
 
 import asyncio
 import json
 import sys
 
+import uuid
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from aiohomekit.controller.ip.connection import SecureHomeKitConnection
 from aiohomekit.model import Accessories
+from aiohomekit.protocol.tlv import TLV
 from hap_controller import Owner, pair_setup, pair_verify_on_socket
 
 
 async def pair(host, port, code, path):
-    pairing = await pair_setup(host, port, code)
+    try:
+        pairing = await pair_setup(host, port, code)
+    except Exception as error:  # the accessory's refusal, as aiohomekit raises it
+        return {"paired": False, "error": type(error).__name__}
     pairing = {**pairing, "AccessoryIP": host, "AccessoryPort": port}
     with open(path, "w") as file:
         json.dump(pairing, file)
@@ -133,6 +152,68 @@ async def concurrent(path, write_aid, write_iid, event_aid, event_iid, folder):
             "read": read, "pendingAtRead": pending_at_read, "answer": answer}
 
 
+async def post_pairings(path, items):
+    secure = await secure_session(path, Owner("aiohomekit-daemon"))
+    try:
+        return await secure.post_tlv("/pairings", [(TLV.kTLVType_State, TLV.M1)] + items)
+    finally:
+        await secure.close()
+
+
+def tlv_items(tlv):
+    return [[key, bytes(value).hex()] for key, value in tlv]
+
+
+async def add(path, new_path, admin):
+    with open(path) as file:
+        pairing = json.load(file)
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(encoding=serialization.Encoding.Raw, format=serialization.PublicFormat.Raw)
+    identifier = str(uuid.uuid4())
+    answer = await post_pairings(path, [
+        (TLV.kTLVType_Method, TLV.AddPairing), (TLV.kTLVType_Identifier, identifier.encode()),
+        (TLV.kTLVType_PublicKey, public), (TLV.kTLVType_Permissions, bytes([1 if admin else 0]))])
+    private = key.private_bytes(encoding=serialization.Encoding.Raw, format=serialization.PrivateFormat.Raw,
+                                encryption_algorithm=serialization.NoEncryption())
+    with open(new_path, "w") as file:
+        json.dump({**pairing, "iOSPairingId": identifier, "iOSDeviceLTSK": private.hex(), "iOSDeviceLTPK": public.hex()}, file)
+    return {"answer": tlv_items(answer), "controller": identifier}
+
+
+async def list_pairings(path):
+    answer = await post_pairings(path, [(TLV.kTLVType_Method, TLV.ListPairings)])
+    pairings, current = [], {}
+    for key, value in answer:
+        if key == TLV.kTLVType_Separator:
+            pairings.append(current)
+            current = {}
+        elif key == TLV.kTLVType_Identifier:
+            current["identifier"] = bytes(value).decode()
+        elif key == TLV.kTLVType_Permissions:
+            current["admin"] = value[0] == 1
+    if current:
+        pairings.append(current)
+    return {"answer": tlv_items(answer), "pairings": pairings}
+
+
+async def remove(path, removed_path):
+    with open(removed_path) as file:
+        identifier = json.load(file)["iOSPairingId"]
+    answer = await post_pairings(path, [(TLV.kTLVType_Method, TLV.RemovePairing), (TLV.kTLVType_Identifier, identifier.encode())])
+    return {"answer": tlv_items(answer)}
+
+
+async def wrong(host, port, code, count):
+    refusals = []
+    for _ in range(count):
+        try:
+            await pair_setup(host, port, code)
+            refusals.append("paired")
+        except Exception as error:  # the accessory's refusal, as aiohomekit raises it
+            refusals.append(type(error).__name__)
+    return {"refusals": refusals}
+
+
 def main(arguments):
     step = arguments[0]
     if step == "pair":
@@ -147,6 +228,14 @@ def main(arguments):
         work = verify(arguments[1])
     elif step == "concurrent":
         work = concurrent(arguments[1], *[int(argument) for argument in arguments[2:6]], arguments[6])
+    elif step == "add":
+        work = add(arguments[1], arguments[2], arguments[3] == "1")
+    elif step == "list":
+        work = list_pairings(arguments[1])
+    elif step == "remove":
+        work = remove(arguments[1], arguments[2])
+    elif step == "wrong":
+        work = wrong(arguments[1], int(arguments[2]), arguments[3], int(arguments[4]))
     else:
         raise SystemExit(f"unknown step {step}")
     print(json.dumps(asyncio.run(work)))

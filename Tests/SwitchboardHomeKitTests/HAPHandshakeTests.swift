@@ -1,0 +1,81 @@
+import Foundation
+import SwitchboardHomeKit
+import SwitchboardSupport
+import SwitchboardTesting
+import Testing
+
+/// What the HAP server does with connections that do not finish pairing: an attacker's idle or
+/// stalled sockets are closed after the handshake timeout (3 s here), while a real controller
+/// still pairs and verifies, and its verified session stays.
+@Suite(.timeLimit(.minutes(2)))
+struct HAPHandshakeTests {
+    let bridge = TestBridge()
+    let store = InMemoryPairingStore()
+    let server: HAPServer
+
+    init() throws {
+        let accessory = AccessoryIdentity(pairingIdentifier: "0E:4C:7A:11:9B:D2", longTermKey: try Ed25519PrivateKey())
+        server = try HAPServer(loopbackOnly: true, accessory: accessory, setupCode: try SetupCode("031-45-154"),
+                               store: store, database: bridge, handshakeTimeout: .seconds(3))
+    }
+
+    /// Runs the server while `body` runs.
+    func serving<T>(_ body: () async throws -> T) async throws -> T {
+        let server = self.server
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        return try await body()
+    }
+
+    @Test func idleAndStalledConnectionsAreClosedAfterTheHandshakeTimeout() async throws {
+        let server = self.server
+        let seen = try await serving { try await onThread { () -> (closed: [Bool], seconds: Double, left: Int, m2: [UInt8]?) in
+            let start = ContinuousClock.now
+            // Twenty sockets that send nothing, and one that stops after pair-setup's M1.
+            let idle = try (0..<20).map { _ in try RawClient(port: server.port) }
+            let stalled = try RawClient(port: server.port)
+            let m2 = try stalled.postTLV("/pair-setup", TestController.m1())
+            // Each ends from the server's side (a read sees the end before the client's own 10 s).
+            let closed = (idle + [stalled]).map { $0.readAll().isEmpty }
+            let seconds = Double((ContinuousClock.now - start).components.seconds)
+            var left = server.connectionCount
+            let deadline = ContinuousClock.now + .seconds(5)
+            while left > 0, ContinuousClock.now < deadline { usleep(20_000); left = server.connectionCount }
+            return (closed, seconds, left, m2[.state])
+        } }
+        #expect(seen.m2 == [2])
+        #expect(seen.closed == Array(repeating: true, count: 21))
+        #expect(seen.seconds < 9, "closed after \(seen.seconds) s, the timeout is 3 s")
+        #expect(seen.left == 0)
+    }
+
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
+    func aVerifiedSessionOutlivesTheHandshakeTimeout() async throws {
+        let python = try #require(Aiohomekit.python)
+        let folder = NSTemporaryDirectory() + "hap-handshake-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
+        let port = server.port, bridge = self.bridge
+        let result = try await serving {
+            // An attacker's idle socket is open all along; a controller pairs regardless.
+            let idle = try RawClient(port: port)
+            defer { withExtendedLifetime(idle) {} }
+            let paired = try await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            #expect(paired.status == 0, "pair: \(paired.stderr)")
+            async let watched = onThread { ChildProcess.runBlocking(python, [script, "watch", folder + "/pairing.json", "3", "9", folder + "/subscribed", "10"]) }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !FileManager.default.fileExists(atPath: folder + "/subscribed"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // Well past the handshake timeout, the verified session still gets its event.
+            try await Task.sleep(for: .seconds(4))
+            bridge.set(TestBridge.outletOn, .bool(true))
+            return try await watched
+        }
+        #expect(result.status == 0, "watch: \(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").last, "printed nothing: \(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json(seen["events"]) == #"[{"characteristics":[{"aid":3,"iid":9,"value":true}]}]"#, "\(seen)")
+    }
+}
