@@ -30,6 +30,10 @@ public final class MQTTBridge: Sendable {
     let remoteRoutes: RemoteRoutes
     /// The devices of other systems, by the state topic they say their state on.
     let stateDevices: [String: [DeviceSettings]]
+    /// The devices of other systems, by the topic they say whether they are online on.
+    let availabilityDevices: [String: [DeviceSettings]]
+    /// Rung when a device's health changed or its silence may have run out.
+    let healthWake = Doorbell()
     /// Every control's command lane.
     let lanes = CommandLanes(limit: MQTTBridge.maximumCommandLanes)
     /// Incoming messages: handled on the connection's thread, or in turn in the bridge's task (``take(_:)``).
@@ -90,6 +94,8 @@ public final class MQTTBridge: Sendable {
         var remoteControls: [String: RemoteControlState] = [:]
         /// The transactions of commands this node took, so that each is performed at most once.
         var performed = PerformedTransactions()
+        /// Whether each device of another system can be trusted now, by device id.
+        var health: [String: DeviceHealth] = [:]
     }
 
     // Invariant: only touched under the mutex.
@@ -109,9 +115,12 @@ public final class MQTTBridge: Sendable {
         self.topics = topics
         remoteRoutes = RemoteRoutes(devices: runtime.configuration.devices, base: topics.base)
         stateDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt != nil }) { $0.mqtt?.stateTopic ?? "" }
+        availabilityDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt?.availability != nil }) { $0.mqtt?.availability?.topic ?? "" }
         entitySettingsByID = Dictionary(runtime.configuration.placements.compactMap { placement in placement.homeAssistant.map { (placement.id, $0) } }) { first, _ in first }
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
-        state = Locked(State(retained: RetainedTopicGuard(statusTopic: topics.status)))
+        var initial = State(retained: RetainedTopicGuard(statusTopic: topics.status))
+        initial.health = Self.initialHealth(runtime.configuration, at: runtime.clock.now)
+        state = Locked(initial)
         discovery = settings.discovery
             ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, nodeName: runtime.configuration.name, topics: topics, version: Switchboard.version)
             : nil
@@ -222,7 +231,8 @@ public final class MQTTBridge: Sendable {
     public func run() async {
         // Other systems' devices and other nodes' controls: what they keep retained is read again
         // by each configuration.
-        let followed = runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters
+        let followed = runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
+            + Array(Set(availabilityDevices.keys)).sorted() + remoteRoutes.filters
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters + followed
         // Its own discovery too: what another client writes there is set right.
         if let discovery { filters += [discovery.prefix + "/status", discovery.ownFilter] }
@@ -266,6 +276,7 @@ public final class MQTTBridge: Sendable {
             group.addTask { await self.diagnosticsRelease.run() }
             group.addTask { await self.reassertRelease.run() }
             group.addTask { await self.serveStateRequestRetries() }
+            group.addTask { await self.serveHealth() }
             group.addTask { await self.changes.serve { await self.publishInTurn($0) } }
             group.addTask {
                 for await id in inputChanges { self.publishInput(id) }
@@ -548,6 +559,7 @@ public final class MQTTBridge: Sendable {
         try requireConnection(for: device)
         let command = MQTTMessage(topic: mqtt.commandTopic, text: value ? mqtt.onPayload : mqtt.offPayload, qos: 0)
         guard await confirmations.wait(for: device.id, value: value, timeout: mqtt.timeout, after: { connection.publish(command) }) else {
+            updateHealth(of: device.id) { $0.unanswered(value ? "ON" : "OFF", after: mqtt.timeout) }
             throw ControlError(.performFailed, detail: "\(device.name) did not confirm \(value ? "on" : "off") on \(mqtt.stateTopic) within \(DurationText.format(mqtt.timeout))")
         }
     }

@@ -1,0 +1,102 @@
+import Foundation
+import SwitchboardTesting
+import Testing
+
+/// A Tasmota plug that goes offline, falls silent or leaves a command unanswered: its control
+/// shows stale with the reason in `status`, `health` and its presentation on MQTT (what the
+/// Control Center and Home Assistant show), until the plug says it is back.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct DeviceAvailabilityTests {
+    /// The README's kind of Tasmota plug: only its topics, no availability keys.
+    func configuration(port: Int, extra: String = "") -> String {
+        #"""
+        {
+          "node": "plugs",
+          "mqtt": { "host": "127.0.0.1", "port": \#(port), "discovery": false },
+          "devices": [
+            { "id": "plug", "name": "Desk Plug", "type": "mqtt", "mqtt": {
+                "stateTopic": "stat/plug1/POWER", "commandTopic": "cmnd/plug1/POWER"\#(extra) } }
+          ],
+          "controls": [ { "kind": "plug", "template": "toggle", "device": "plug" } ],
+          "placements": [ { "id": "plug", "control": "plug" } ]
+        }
+        """#
+    }
+
+    /// Waits until `status` lists the plug's control as `line`.
+    func expectStatus(_ daemon: DaemonHarness, _ line: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async {
+        var status = ""
+        let seen = await daemon.waitUntil(timeout: timeout) {
+            status = await daemon.cli(["status"]).stdout
+            return status.contains("control plug " + line + "\n")
+        }
+        #expect(seen, "\(status)", sourceLocation: sourceLocation)
+    }
+
+    func expectHealth(_ daemon: DaemonHarness, _ status: Int32, _ stdout: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let health = await daemon.cli(["health"])
+        #expect(health.status == status && health.stdout == stdout, "\(health)", sourceLocation: sourceLocation)
+    }
+
+    @Test func anOfflinePlugIsStaleWithItsLastWillUntilItIsOnlineAgain() async throws {
+        let broker = try MosquittoBroker()
+        let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
+        plug.publish("stat/plug1/POWER", "ON", retain: true)
+        plug.publish("tele/plug1/LWT", "Online", retain: true)
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try await daemon.start()
+        await expectStatus(daemon, "Desk Plug On")
+        await expectHealth(daemon, 0, "healthy: node plugs\n")
+
+        // The broker publishes the plug's last will when it loses it.
+        plug.publish("tele/plug1/LWT", "Offline", retain: true)
+        await expectStatus(daemon, "Desk Plug On (stale): offline: tele/plug1/LWT said Offline")
+        await expectHealth(daemon, 1, "control plug is stale: offline: tele/plug1/LWT said Offline\n")
+        let stale = await plug.waitFor("switchboard/plugs/controls/plug") { $0.presentation?.stale == true }
+        #expect(stale?.presentation?.value == true, "the Control Center keeps the last value, marked stale")
+        #expect(daemon.log.contains("warning: mqtt: Desk Plug is offline: tele/plug1/LWT said Offline\n"), "\(daemon.log)")
+
+        // Not a payload of its last will: ignored, nothing changes.
+        plug.publish("tele/plug1/LWT", "Sleeping")
+        #expect(await daemon.waitUntil { daemon.log.contains("not an availability of plug (expected Online/Offline)") }, "\(daemon.log)")
+        await expectHealth(daemon, 1, "control plug is stale: offline: tele/plug1/LWT said Offline\n")
+
+        plug.publish("tele/plug1/LWT", "Online", retain: true)
+        await expectStatus(daemon, "Desk Plug On")
+        await expectHealth(daemon, 0, "healthy: node plugs\n")
+        #expect(await plug.waitFor("switchboard/plugs/controls/plug") { $0.presentation?.stale == false && $0.presentation?.value == true } != nil)
+    }
+
+    @Test func aPlugSilentForStaleAfterIsStaleUntilItSpeaks() async throws {
+        let broker = try MosquittoBroker()
+        let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, extra: #", "staleAfter": "2s""#))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        plug.publish("stat/plug1/POWER", "OFF")
+        await expectStatus(daemon, "Desk Plug Off")
+        await expectStatus(daemon, "Desk Plug Off (stale): silent for 2s", timeout: .seconds(5))
+        await expectHealth(daemon, 1, "control plug is stale: silent for 2s\n")
+        plug.publish("stat/plug1/POWER", "OFF")
+        await expectStatus(daemon, "Desk Plug Off")
+        await expectHealth(daemon, 0, "healthy: node plugs\n")
+    }
+
+    @Test func anUnansweredCommandMakesThePlugStaleUntilItsNextState() async throws {
+        let broker = try MosquittoBroker()
+        let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
+        plug.publish("stat/plug1/POWER", "OFF", retain: true)
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, extra: #", "timeout": "1s""#))
+        try await daemon.start()
+        await expectStatus(daemon, "Desk Plug Off")
+        // The plug hears the command and says nothing.
+        let on = await daemon.cli(["on", "plug"])
+        #expect(on.status == 1, "\(on)")
+        #expect(await plug.received(1, on: "cmnd/plug1/POWER").first?.text == "ON")
+        await expectStatus(daemon, "Desk Plug Off (stale): no answer to ON after 1s")
+        await expectHealth(daemon, 1, "control plug is stale: no answer to ON after 1s\n")
+        plug.publish("stat/plug1/POWER", "ON")
+        await expectStatus(daemon, "Desk Plug On")
+        await expectHealth(daemon, 0, "healthy: node plugs\n")
+    }
+}
