@@ -8,11 +8,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct DeviceAvailabilityTests {
     /// The README's kind of Tasmota plug: only its topics, no availability keys.
-    func configuration(port: Int, extra: String = "") -> String {
+    func configuration(port: Int, extra: String = "", discovery: Bool = false) -> String {
         #"""
         {
           "node": "plugs",
-          "mqtt": { "host": "127.0.0.1", "port": \#(port), "discovery": false },
+          "mqtt": { "host": "127.0.0.1", "port": \#(port), "discovery": \#(discovery) },
           "devices": [
             { "id": "plug", "name": "Desk Plug", "type": "mqtt", "mqtt": {
                 "stateTopic": "stat/plug1/POWER", "commandTopic": "cmnd/plug1/POWER"\#(extra) } }
@@ -43,12 +43,17 @@ struct DeviceAvailabilityTests {
         let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
         plug.publish("stat/plug1/POWER", "ON", retain: true)
         plug.publish("tele/plug1/LWT", "Online", retain: true)
-        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        let homeAssistant = try await MQTTObserver(port: broker.port, filter: "homeassistant/switch/#")
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, discovery: true))
         try await daemon.start()
         await expectStatus(daemon, "Desk Plug On")
+        // Home Assistant's entity is unavailable while the node is offline or the control stale.
+        let entity = await homeAssistant.waitFor("homeassistant/switch/plugs/plug/config")?.text ?? ""
+        #expect(entity.contains(#""availability":[{"payload_available":"online","payload_not_available":"offline","topic":"switchboard/plugs/status"},{"topic":"switchboard/plugs/controls/plug","value_template":"{{ 'offline' if value_json.stale else 'online' }}"}],"availability_mode":"all""#), "\(entity)")
         await expectHealth(daemon, 0, "healthy: node plugs\n")
 
         // The broker publishes the plug's last will when it loses it.
+        plug.clear()
         plug.publish("tele/plug1/LWT", "Offline", retain: true)
         await expectStatus(daemon, "Desk Plug On (stale): offline: tele/plug1/LWT said Offline")
         await expectHealth(daemon, 1, "control plug is stale: offline: tele/plug1/LWT said Offline\n")

@@ -477,7 +477,7 @@ public final class MQTTBridge: Sendable {
         let parameters = (try? await runtime.center.parameters(ofKind: presentation.kind)) ?? []
         let devices = parameters.count == 1 ? parameters[0].options : []
         guard !showsOnlyAnInput(presentation) else { return [] }
-        let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation))
+        let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation), followsStale: followsDeviceHealth(presentation))
         if let id = presentation.id, let entity = messages.first?.payload {
             state.withLock { $0.announcedEntities[id] = Array(entity.jsonLine.utf8) }
         }
@@ -496,6 +496,15 @@ public final class MQTTBridge: Sendable {
         return configuration.device(device)?.kind == .input
     }
 
+    /// A control that shows a device of another system (or may, for a configurable one): its
+    /// entity is unavailable while the control is stale, as that device's own would be.
+    private func followsDeviceHealth(_ presentation: ControlPresentation) -> Bool {
+        let configuration = runtime.configuration
+        guard let control = configuration.control(presentation.kind) else { return false }
+        let shown = [control.stateDevice ?? control.device].compactMap { $0 } + control.devices
+        return shown.contains { configuration.device($0)?.mqtt != nil }
+    }
+
     /// devices.json's `homeAssistant` block of a placement, if it has one.
     private func entitySettings(_ presentation: ControlPresentation) -> HomeAssistantEntitySettings? {
         presentation.id.flatMap { entitySettingsByID[$0] }
@@ -510,7 +519,7 @@ public final class MQTTBridge: Sendable {
         guard let discovery, !showsOnlyAnInput(presentation), let id = presentation.id, let topic = discovery.entityTopic(for: presentation, settings: settings),
               state.withLock({ $0.announced?.contains(topic) == true }),
               // The select, if any, is named after the control, which a presentation change leaves alone.
-              let entity = discovery.entityMessage(for: presentation, settings: settings)?.payload else { return }
+              let entity = discovery.entityMessage(for: presentation, settings: settings, followsStale: followsDeviceHealth(presentation))?.payload else { return }
         let payload = Array(entity.jsonLine.utf8)
         let changed = state.withLock { state in
             defer { state.announcedEntities[id] = payload }
