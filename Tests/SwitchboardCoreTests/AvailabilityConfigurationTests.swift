@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardTesting
 import Testing
 
 /// devices.json's `availabilityTopic`, `payloadAvailable`, `payloadNotAvailable` and `staleAfter`
@@ -51,5 +52,28 @@ import Testing
             == [#"devices[0].mqtt.staleAfter: "soon" is not a duration: write it like "500ms", "20s", "10m" or "1h""#])
         #expect(problems(#""stateTopic": "a", "commandTopic": "b", "availabilityTopic": 5"#)
             == ["devices[0].mqtt.availabilityTopic: expected a string, found a number"])
+    }
+
+    /// devices.schema.json accepts what the loader accepts of these keys and refuses a wildcard
+    /// topic, an empty payload and a bad duration, as the loader does.
+    @Test func schemaAndLoaderAgree() async throws {
+        let good = #""stateTopic": "home/lamp", "commandTopic": "home/lamp/cmd", "availabilityTopic": "home/lamp/alive", "payloadAvailable": "1", "payloadNotAvailable": "0", "staleAfter": "10m""#
+        let bad = [
+            #""stateTopic": "a", "commandTopic": "b", "availabilityTopic": "tele/+/LWT""#,
+            #""stateTopic": "a", "commandTopic": "b", "availabilityTopic": "a/lwt", "payloadAvailable": """#,
+            #""stateTopic": "a", "commandTopic": "b", "staleAfter": "soon""#,
+        ]
+        #expect(problems(good) == [])
+        for mqtt in bad { #expect(problems(mqtt).count == 1, "\(mqtt)") }
+        let script = """
+        import json, sys, jsonschema
+        validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1] + '/devices.schema.json')))
+        for document in sys.argv[2:]:
+            print(len(list(validator.iter_errors(json.loads(document)))))
+        """
+        let documents = ([good] + bad).map { String(decoding: file($0), as: UTF8.self) }
+        let result = await DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root] + documents)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "0\n1\n1\n1\n")
     }
 }
