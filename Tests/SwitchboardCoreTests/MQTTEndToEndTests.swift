@@ -185,10 +185,6 @@ struct MQTTEndToEndTests {
         func attributes(_ id: String) -> String {
             #""json_attributes_template":"{{ {'value_text': value_json.get('valueText'), 'status': value_json.get('status'), 'action_hint': value_json.get('actionHint'), 'stale': value_json.get('stale', false)} | tojson }}","json_attributes_topic":"switchboard/garage-pi/controls/\#(id)""#
         }
-        // A control that may show a device of another system is unavailable while it is stale.
-        func followsStale(_ id: String) -> String {
-            #""availability":[{"payload_available":"online","payload_not_available":"offline","topic":"switchboard/garage-pi/status"},{"topic":"switchboard/garage-pi/controls/\#(id)","value_template":"{{ 'offline' if value_json.stale else 'online' }}"}],"availability_mode":"all""#
-        }
         // devices.json makes the porch placement a light.
         #expect(await observer.waitFor("homeassistant/light/garage-pi/porch/config")?.text ==
             #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/porch/set","default_entity_id":"light.garage-pi_porch",\#(device),"icon":"mdi:lightbulb",\#(attributes("porch")),"name":"Porch Light",\#(origin),\#(available),"payload_off":"OFF","payload_on":"ON","state_topic":"switchboard/garage-pi/controls/porch","state_value_template":\#(state),"unique_id":"switchboard_garage-pi_porch_light"}"#)
@@ -196,7 +192,7 @@ struct MQTTEndToEndTests {
         #expect(await observer.waitFor("homeassistant/fan/garage-pi/fan/config")?.text ==
             #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/fan/set","default_entity_id":"fan.garage-pi_fan","device":{"identifiers":["switchboard_garage-pi_fan"],"manufacturer":"Switchboard","model":"placed control","name":"Attic Fan","suggested_area":"Attic","via_device":"switchboard_garage-pi"},"icon":"mdi:fan",\#(attributes("fan")),"name":null,\#(origin),\#(available),"payload_off":"OFF","payload_on":"ON","state_topic":"switchboard/garage-pi/controls/fan","state_value_template":\#(state),"unique_id":"switchboard_garage-pi_fan_fan"}"#)
         #expect(await observer.waitFor("homeassistant/switch/garage-pi/kitchen/config")?.text ==
-            #"{\#(followsStale("kitchen")),"command_topic":"switchboard/garage-pi/controls/kitchen/set","default_entity_id":"switch.garage-pi_kitchen",\#(device),"icon":"mdi:lightbulb",\#(attributes("kitchen")),"name":"Kitchen Light",\#(origin),"payload_off":"OFF","payload_on":"ON","state_off":"OFF","state_on":"ON","state_topic":"switchboard/garage-pi/controls/kitchen","unique_id":"switchboard_garage-pi_kitchen","value_template":\#(state)}"#)
+            #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/kitchen/set","default_entity_id":"switch.garage-pi_kitchen",\#(device),"icon":"mdi:lightbulb",\#(attributes("kitchen")),"name":"Kitchen Light",\#(origin),\#(available),"payload_off":"OFF","payload_on":"ON","state_off":"OFF","state_on":"ON","state_topic":"switchboard/garage-pi/controls/kitchen","unique_id":"switchboard_garage-pi_kitchen","value_template":\#(state)}"#)
         #expect(await observer.waitFor("homeassistant/button/garage-pi/garage/config")?.text ==
             #"{\#(availability),"command_topic":"switchboard/garage-pi/controls/garage/set","default_entity_id":"button.garage-pi_garage",\#(device),"icon":"mdi:garage",\#(attributes("garage")),"name":"Garage Door",\#(origin),\#(available),"payload_press":"PRESS","unique_id":"switchboard_garage-pi_garage"}"#)
         // The select offers the devices by name and sends their ids.
