@@ -8,14 +8,14 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct DeviceAvailabilityTests {
     /// The README's kind of Tasmota plug: only its topics, no availability keys.
-    func configuration(port: Int, extra: String = "", discovery: Bool = false) -> String {
+    func configuration(port: Int, extra: String = "", discovery: Bool = false, topics: String = #""stateTopic": "stat/plug1/POWER", "commandTopic": "cmnd/plug1/POWER""#) -> String {
         #"""
         {
           "node": "plugs",
           "mqtt": { "host": "127.0.0.1", "port": \#(port), "discovery": \#(discovery) },
           "devices": [
             { "id": "plug", "name": "Desk Plug", "type": "mqtt", "mqtt": {
-                "stateTopic": "stat/plug1/POWER", "commandTopic": "cmnd/plug1/POWER"\#(extra) } }
+                \#(topics)\#(extra) } }
           ],
           "controls": [ { "kind": "plug", "template": "toggle", "device": "plug" } ],
           "placements": [ { "id": "plug", "control": "plug" } ]
@@ -101,6 +101,50 @@ struct DeviceAvailabilityTests {
         await expectStatus(daemon, "Desk Plug Off (stale): no answer to ON after 1s")
         await expectHealth(daemon, 1, "control plug is stale: no answer to ON after 1s\n")
         plug.publish("stat/plug1/POWER", "ON")
+        await expectStatus(daemon, "Desk Plug On")
+        await expectHealth(daemon, 0, "healthy: node plugs\n")
+    }
+
+    /// A stand-in for another system's device: its topics in devices.json, its state message, and
+    /// what it says on its availability topic when it goes and when it is back.
+    struct System: Sendable, CustomTestStringConvertible {
+        let name: String
+        let topics: String
+        let stateTopic: String
+        let state: String
+        let availabilityTopic: String
+        let offline: String
+        let online: String
+        let said: String
+        var testDescription: String { name }
+    }
+
+    static let systems = [
+        System(name: "Zigbee2MQTT, JSON availability", topics: #""stateTopic": "zigbee2mqtt/desk_plug", "commandTopic": "zigbee2mqtt/desk_plug/set", "valueKey": "state""#,
+               stateTopic: "zigbee2mqtt/desk_plug", state: #"{"state":"ON","linkquality":120}"#,
+               availabilityTopic: "zigbee2mqtt/desk_plug/availability", offline: #"{"state":"offline"}"#, online: #"{"state":"online"}"#, said: "offline"),
+        System(name: "Zigbee2MQTT, plain availability", topics: #""stateTopic": "zigbee2mqtt/desk_plug", "commandTopic": "zigbee2mqtt/desk_plug/set", "valueKey": "state""#,
+               stateTopic: "zigbee2mqtt/desk_plug", state: #"{"state":"ON"}"#,
+               availabilityTopic: "zigbee2mqtt/desk_plug/availability", offline: "offline", online: "online", said: "offline"),
+        System(name: "Shelly", topics: #""stateTopic": "shellies/shelly1-AB12/relay/0", "commandTopic": "shellies/shelly1-AB12/relay/0/command", "onValue": "on", "offValue": "off""#,
+               stateTopic: "shellies/shelly1-AB12/relay/0", state: "on",
+               availabilityTopic: "shellies/shelly1-AB12/online", offline: "false", online: "true", said: "false"),
+    ]
+
+    @Test(arguments: systems)
+    func eachSystemsOwnAvailabilityConventionWithoutNewKeys(_ system: System) async throws {
+        let broker = try MosquittoBroker()
+        let device = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
+        device.publish(system.stateTopic, system.state, retain: true)
+        device.publish(system.availabilityTopic, system.online, retain: true)
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, topics: system.topics))
+        try await daemon.start()
+        await expectStatus(daemon, "Desk Plug On")
+        device.publish(system.availabilityTopic, system.offline, retain: true)
+        let reason = "offline: \(system.availabilityTopic) said \(system.said)"
+        await expectStatus(daemon, "Desk Plug On (stale): " + reason)
+        await expectHealth(daemon, 1, "control plug is stale: \(reason)\n")
+        device.publish(system.availabilityTopic, system.online, retain: true)
         await expectStatus(daemon, "Desk Plug On")
         await expectHealth(daemon, 0, "healthy: node plugs\n")
     }
