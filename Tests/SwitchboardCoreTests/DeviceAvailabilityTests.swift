@@ -33,6 +33,16 @@ struct DeviceAvailabilityTests {
         #expect(seen, "\(status)", sourceLocation: sourceLocation)
     }
 
+    /// Waits until `status` lists the plug's control as stale for `reason`, whatever value it shows.
+    func expectStale(_ daemon: DaemonHarness, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+        var status = ""
+        let seen = await daemon.waitUntil {
+            status = await daemon.cli(["status"]).stdout
+            return status.split(separator: "\n").contains { $0.hasPrefix("control plug Desk Plug ") && $0.hasSuffix(" (stale): " + reason) }
+        }
+        #expect(seen, "\(status)", sourceLocation: sourceLocation)
+    }
+
     func expectHealth(_ daemon: DaemonHarness, _ status: Int32, _ stdout: String, sourceLocation: SourceLocation = #_sourceLocation) async {
         let health = await daemon.cli(["health"])
         #expect(health.status == status && health.stdout == stdout, "\(health)", sourceLocation: sourceLocation)
@@ -103,6 +113,24 @@ struct DeviceAvailabilityTests {
         plug.publish("stat/plug1/POWER", "ON")
         await expectStatus(daemon, "Desk Plug On")
         await expectHealth(daemon, 0, "healthy: node plugs\n")
+    }
+
+    @Test func aReloadThatChangesNothingKeepsAnOfflinePlugStaleWithoutAFlap() async throws {
+        let broker = try MosquittoBroker()
+        let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
+        plug.publish("stat/plug1/POWER", "ON", retain: true)
+        plug.publish("tele/plug1/LWT", "Offline", retain: true)
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
+        try await daemon.start()
+        await expectStale(daemon, "offline: tele/plug1/LWT said Offline")
+        plug.clear()
+        let apply = await daemon.cli(["apply"])
+        #expect(apply.status == 0, "\(apply)")
+        await expectStale(daemon, "offline: tele/plug1/LWT said Offline")
+        try await Task.sleep(for: .seconds(1))
+        let fresh = plug.messages.filter { $0.presentation?.stale == false }
+        #expect(fresh.isEmpty, "the control never showed fresh across the reload: \(fresh.map(\.text))")
+        await expectHealth(daemon, 1, "control plug is stale: offline: tele/plug1/LWT said Offline\n")
     }
 
     /// A stand-in for another system's device: its topics in devices.json, its state message, and

@@ -48,6 +48,15 @@ import Testing
         #expect(health.reason == nil)
     }
 
+    @Test func carriedToAnotherClockItKeepsItsReasonAndHowLongItWasSilent() {
+        var health = DeviceHealth(staleAfter: .seconds(60), since: start)
+        health.heardAvailability(false, "Offline", on: "tele/plug/LWT", at: start)
+        let next = OffsetInstant(offset: .seconds(5))
+        let moved = health.rebased(from: start.advanced(by: .seconds(20)), to: next)
+        #expect(moved.reason == "offline: tele/plug/LWT said Offline")
+        #expect(moved.nextWake == next.advanced(by: .seconds(40)))
+    }
+
     @Test func availabilityPayloadsPlainAndJSON() {
         let z2m = MQTTAvailability.convention(stateTopic: "zigbee2mqtt/kitchen", commandTopic: "zigbee2mqtt/kitchen/set")
         #expect(z2m == MQTTAvailability(topic: "zigbee2mqtt/kitchen/availability", payloadAvailable: "online", payloadNotAvailable: "offline"))

@@ -55,6 +55,14 @@ struct DeviceHealth: Sendable, Equatable {
         return lastHeard.advanced(by: staleAfter)
     }
 
+    /// The same health on another clock (the next configuration's): as long silent at `now` as
+    /// it was at `then` on its own.
+    func rebased(from then: OffsetInstant, to now: OffsetInstant) -> DeviceHealth {
+        var moved = self
+        moved.lastHeard = now.advanced(by: .zero - lastHeard.duration(to: then))
+        return moved
+    }
+
     private mutating func heard(at now: OffsetInstant) {
         lastHeard = now
         silent = nil

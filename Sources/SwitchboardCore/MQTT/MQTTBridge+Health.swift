@@ -9,6 +9,19 @@ extension MQTTBridge {
         }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The previous configuration's health of each device this one leaves as it was (wherever it
+    /// stands in the file); the others start afresh.
+    static func carried(_ kept: Handover, into fresh: [String: DeviceHealth], _ configuration: SwitchboardConfiguration, at now: OffsetInstant) -> [String: DeviceHealth] {
+        var health = fresh
+        for (id, (settings, before)) in kept.health {
+            guard health[id] != nil, let device = configuration.device(id) else { continue }
+            var previous = settings
+            previous.position = device.position
+            if previous == device { health[id] = before.rebased(from: kept.handedOverAt, to: now) }
+        }
+        return health
+    }
+
     /// Changes a device's health and makes its controls stale with the reason, or fresh again.
     func updateHealth(of id: String, _ change: (inout DeviceHealth) -> Void) {
         let reason = state.withLock { state -> String?? in

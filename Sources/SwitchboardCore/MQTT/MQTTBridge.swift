@@ -137,6 +137,7 @@ public final class MQTTBridge: Sendable {
                 $0.retained = kept.retained
                 $0.published = kept.published
                 $0.performed = kept.performed
+                $0.health = Self.carried(kept, into: $0.health, runtime.configuration, at: runtime.clock.now)
             }
             return
         }
@@ -205,6 +206,11 @@ public final class MQTTBridge: Sendable {
         let published: [String: [UInt8]]
         /// The transactions taken lately: one that arrives again after a reload is not performed again.
         let performed: PerformedTransactions
+        /// Each device of another system's health, with its settings, at `handedOverAt`: a device
+        /// the next configuration leaves as it was keeps it (retained state that comes again does
+        /// not make an offline device fresh for a moment).
+        let health: [String: (settings: DeviceSettings, health: DeviceHealth)]
+        let handedOverAt: OffsetInstant
     }
 
     /// Hands the connection to the next configuration's bridge if that one connects the same way
@@ -212,12 +218,17 @@ public final class MQTTBridge: Sendable {
     /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
     public func handOver(to next: SwitchboardConfiguration) -> Handover? {
         guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
-        let (rejected, retained, published, performed) = state.withLock { state in
+        let (rejected, retained, published, performed, health) = state.withLock { state in
             state.handedOver = true
-            return (state.rejected, state.retained, state.published, state.performed)
+            return (state.rejected, state.retained, state.published, state.performed, state.health)
         }
         connection.renewStreams()
-        return Handover(connection: connection, rejected: rejected, retained: retained, published: published, performed: performed)
+        let devices = runtime.configuration
+        return Handover(
+            connection: connection, rejected: rejected, retained: retained, published: published, performed: performed,
+            health: Dictionary(uniqueKeysWithValues: health.compactMap { id, health in devices.device(id).map { (id, ($0, health)) } }),
+            handedOverAt: runtime.clock.now
+        )
     }
 
     /// The client id the node connects with: `mqtt.clientID`, else `switchboard-<node>`.
