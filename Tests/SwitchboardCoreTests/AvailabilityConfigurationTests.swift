@@ -30,6 +30,14 @@ import Testing
         #expect(mqtt.staleAfter == nil)
     }
 
+    @Test func aDeviceDeclaredInSwiftGetsTheSameDefaults() throws {
+        let declared = DeviceDeclaration.mqtt("socket", name: "Socket", stateTopic: "stat/socket/POWER", commandTopic: "cmnd/socket/POWER", staleAfter: .seconds(60))
+        let configuration = try ConfigurationLoader.load(data: file(#""stateTopic": "stat/plug1/POWER", "commandTopic": "cmnd/plug1/POWER""#), swiftDevices: [declared])
+        let mqtt = try #require(configuration.device("socket")?.mqtt)
+        #expect(mqtt.availability == MQTTAvailability(topic: "tele/socket/LWT", payloadAvailable: "Online", payloadNotAvailable: "Offline"))
+        #expect(mqtt.staleAfter == .seconds(60))
+    }
+
     @Test func givenKeysWinAndAnEmptyTopicTurnsAvailabilityOff() throws {
         let given = try ConfigurationLoader.load(data: file(#"""
         "stateTopic": "home/lamp", "commandTopic": "home/lamp/cmd", "availabilityTopic": "home/lamp/alive",
