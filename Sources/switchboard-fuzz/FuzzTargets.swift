@@ -10,7 +10,8 @@ import SwitchboardCore
 /// chooses the parser, the rest is its input. Every parser must return (a value or a typed
 /// rejection) for any bytes: a crash, a trap or a sanitizer report is a bug.
 enum FuzzTargets {
-    /// A Zigbee2MQTT-style device (JSON with a `state` key) and a Tasmota-style one (bare words).
+    /// A Zigbee2MQTT-style device (JSON with a `state` key) and a Tasmota-style one (bare words),
+    /// each with its system's availability topic.
     static let devices: [MQTTDeviceSettings] = {
         let configuration = try! ConfigurationLoader.load(data: Data(#"""
         {
@@ -45,8 +46,11 @@ enum FuzzTargets {
             _ = CommandPayload.parse(bytes)
         case 2:
             _ = StatePayload.value(bytes, settings: devices[0])
+            // Its availability topic (Zigbee2MQTT's, from the topics), read as the bridge reads it.
+            _ = devices[0].availability?.available(bytes)
         case 3:
             _ = StatePayload.value(bytes, settings: devices[1])
+            _ = devices[1].availability?.available(bytes)
         case 5:
             HomeKitFuzzTargets.tlv8(bytes)
         case 6:

@@ -243,10 +243,14 @@ public enum ConfigurationLoader {
             request = MQTTStateRequest(topic: topic, payload: requestReader.string("payload", &problems) ?? "")
             requestReader.finish(&problems)
         }
+        let availability = readAvailability(&reader, stateTopic: state, commandTopic: command, &problems)
+        let staleAfter = reader.duration("staleAfter", default: nil, &problems)
         reader.finish(&problems)
         var settings = MQTTDeviceSettings(stateTopic: state, valueKey: key, onValue: onValue, offValue: offValue, commandTopic: command,
                                           onPayload: onPayload, offPayload: offPayload, timeout: timeout)
         settings.stateRequest = request
+        settings.availability = availability
+        settings.staleAfter = staleAfter
         return settings
     }
 

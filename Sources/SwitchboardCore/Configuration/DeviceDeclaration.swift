@@ -44,15 +44,20 @@ public struct DeviceDeclaration: Sendable, Equatable {
         gpio(id, name, .input, GPIOSettings(chip: chip, line: .offset(line), activeLow: activeLow, drive: .pushPull, bias: bias, debounce: debounce), restore: .off)
     }
 
-    /// A device of another home system over MQTT, confirmed by its state topic.
+    /// A device of another home system over MQTT, confirmed by its state topic, with its
+    /// system's availability topic where its topics show one (Tasmota, Zigbee2MQTT, Shelly), as
+    /// devices.json gives it; stale after `staleAfter` without a word, if given.
     public static func mqtt(
         _ id: String, name: String, stateTopic: String, valueKey: String? = nil, onValue: String = "ON", offValue: String = "OFF",
-        commandTopic: String, onPayload: String? = nil, offPayload: String? = nil, timeout: Duration = .seconds(5)
+        commandTopic: String, onPayload: String? = nil, offPayload: String? = nil, timeout: Duration = .seconds(5),
+        staleAfter: Duration? = nil
     ) -> DeviceDeclaration {
-        let mqtt = MQTTDeviceSettings(
+        var mqtt = MQTTDeviceSettings(
             stateTopic: stateTopic, valueKey: valueKey, onValue: onValue, offValue: offValue, commandTopic: commandTopic,
             onPayload: onPayload ?? onValue, offPayload: offPayload ?? offValue, timeout: timeout
         )
+        mqtt.availability = MQTTAvailability.convention(stateTopic: stateTopic, commandTopic: commandTopic)
+        mqtt.staleAfter = staleAfter
         return DeviceDeclaration(settings: DeviceSettings(id: id, name: name, kind: .mqtt, gpio: nil, pulse: .zero, restore: .last, onShutdown: .keep, mqtt: mqtt))
     }
 

@@ -155,6 +155,10 @@ public struct MQTTDeviceSettings: Sendable, Equatable {
     /// A message that makes the device say its state, sent at start and on every reconnect
     /// (Tasmota: an empty `cmnd/<topic>/POWER`; Zigbee2MQTT: `<device>/get` with `{"state":""}`).
     public var stateRequest: MQTTStateRequest? = nil
+    /// Where the device says whether it is online; while it says not, its controls are stale.
+    public var availability: MQTTAvailability? = nil
+    /// How long the device may say nothing before its controls go stale; nil: forever.
+    public var staleAfter: Duration? = nil
 }
 
 /// A control on another Switchboard node: `{"type": "node", "node": "shed-pi", "control": "porch"}`.

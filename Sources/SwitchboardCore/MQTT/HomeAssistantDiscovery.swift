@@ -52,8 +52,10 @@ public struct HomeAssistantDiscovery: Sendable {
     /// - Parameters:
     ///   - devices: the devices a configurable control may drive, in order.
     ///   - settings: devices.json's `homeAssistant` block of the placement, if any.
-    public func messages(for presentation: ControlPresentation, devices: [ParameterOption], settings: HomeAssistantEntitySettings? = nil) -> [Message] {
-        guard let entity = entityMessage(for: presentation, settings: settings), let id = presentation.id else { return [] }
+    ///   - followsStale: the entity is unavailable while the control is stale (a device of another
+    ///     system that is offline, silent or did not answer), not only while the node is offline.
+    public func messages(for presentation: ControlPresentation, devices: [ParameterOption], settings: HomeAssistantEntitySettings? = nil, followsStale: Bool = false) -> [Message] {
+        guard let entity = entityMessage(for: presentation, settings: settings, followsStale: followsStale), let id = presentation.id else { return [] }
         guard !devices.isEmpty else { return [entity] }
         let objectID = "\(node)_\(id)"
         let names = Self.optionNames(devices)
@@ -74,8 +76,9 @@ public struct HomeAssistantDiscovery: Sendable {
         return [entity, Message(topic: "\(prefix)/select/\(node)/\(id)_device/config", payload: .object(select))]
     }
 
-    /// The entity of a placed control in Control Center, or nil.
-    public func entityMessage(for presentation: ControlPresentation, settings: HomeAssistantEntitySettings? = nil) -> Message? {
+    /// The entity of a placed control in Control Center, or nil; with `followsStale`, a toggle's
+    /// entity is unavailable while the control is stale.
+    public func entityMessage(for presentation: ControlPresentation, settings: HomeAssistantEntitySettings? = nil, followsStale: Bool = false) -> Message? {
         guard let id = presentation.id, let topic = entityTopic(for: presentation, settings: settings),
               let template = presentation.template else { return nil }
         let component = Self.component(template, settings)
@@ -106,7 +109,7 @@ public struct HomeAssistantDiscovery: Sendable {
         if let deviceClass = settings?.deviceClass { fields.append(("device_class", .string(deviceClass))) }
         if let category = settings?.entityCategory { fields.append(("entity_category", .string(category.rawValue))) }
         if settings?.enabled == false { fields.append(("enabled_by_default", .bool(false))) }
-        fields += available + [("device", device(for: settings, presentation)), ("origin", origin)]
+        fields += (followsStale && template == .toggle ? availableUnlessStale(id) : available) + [("device", device(for: settings, presentation)), ("origin", origin)]
         return Message(topic: topic, payload: .object(fields))
     }
 
@@ -171,6 +174,20 @@ public struct HomeAssistantDiscovery: Sendable {
             ("via_device", .string("switchboard_\(node)")),
         ])
     }
+
+    /// Available while the node says `online` and the control's presentation is not stale.
+    func availableUnlessStale(_ id: String) -> Fields {
+        [
+            ("availability", .array([
+                .object([("topic", .string(topics.status)), ("payload_available", .string("online")), ("payload_not_available", .string("offline"))]),
+                .object([("topic", .string(topics.control(id))), ("value_template", .string(Self.availabilityTemplate))]),
+            ])),
+            ("availability_mode", .string("all")),
+        ]
+    }
+
+    /// A control's availability from its presentation: `offline` while it is stale.
+    static let availabilityTemplate = "{{ 'offline' if value_json.stale else 'online' }}"
 
     var device: JSONValue {
         .object([

@@ -185,6 +185,8 @@ extension MQTTBridge {
                 reject(message, "not a state of \(device.id) (expected \(device.mqtt.map { "\($0.onValue)/\($0.offValue)" } ?? "ON/OFF")\(device.mqtt?.valueKey.map { " in \"\($0)\"" } ?? ""))")
                 continue
             }
+            let now = runtime.clock.now
+            updateHealth(of: device.id) { $0.heardState(at: now) }
             runtime.hub.setRemoteValue(device.id, value)
             confirmations.confirm(device.id, value: value)
             state.withLock { _ = $0.unansweredStates.remove(device.id) }

@@ -79,8 +79,10 @@ extension MQTTBridge {
         } else if isGuarded(message.topic) {
             handleOwnRetained(message)
         } else if !handleRemote(message) {
-            guard stateDevices[message.topic] != nil else { return false }
-            handleDeviceState(message)
+            let state = stateDevices[message.topic] != nil, availability = availabilityDevices[message.topic] != nil
+            guard state || availability else { return false }
+            if state { handleDeviceState(message) }
+            if availability { handleAvailability(message) }
         }
         return true
     }

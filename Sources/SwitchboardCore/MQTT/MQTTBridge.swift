@@ -30,6 +30,10 @@ public final class MQTTBridge: Sendable {
     let remoteRoutes: RemoteRoutes
     /// The devices of other systems, by the state topic they say their state on.
     let stateDevices: [String: [DeviceSettings]]
+    /// The devices of other systems, by the topic they say whether they are online on.
+    let availabilityDevices: [String: [DeviceSettings]]
+    /// Rung when a device's health changed or its silence may have run out.
+    let healthWake = Doorbell()
     /// Every control's command lane.
     let lanes = CommandLanes(limit: MQTTBridge.maximumCommandLanes)
     /// Incoming messages: handled on the connection's thread, or in turn in the bridge's task (``take(_:)``).
@@ -90,6 +94,8 @@ public final class MQTTBridge: Sendable {
         var remoteControls: [String: RemoteControlState] = [:]
         /// The transactions of commands this node took, so that each is performed at most once.
         var performed = PerformedTransactions()
+        /// Whether each device of another system can be trusted now, by device id.
+        var health: [String: DeviceHealth] = [:]
     }
 
     // Invariant: only touched under the mutex.
@@ -109,9 +115,12 @@ public final class MQTTBridge: Sendable {
         self.topics = topics
         remoteRoutes = RemoteRoutes(devices: runtime.configuration.devices, base: topics.base)
         stateDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt != nil }) { $0.mqtt?.stateTopic ?? "" }
+        availabilityDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt?.availability != nil }) { $0.mqtt?.availability?.topic ?? "" }
         entitySettingsByID = Dictionary(runtime.configuration.placements.compactMap { placement in placement.homeAssistant.map { (placement.id, $0) } }) { first, _ in first }
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
-        state = Locked(State(retained: RetainedTopicGuard(statusTopic: topics.status)))
+        var initial = State(retained: RetainedTopicGuard(statusTopic: topics.status))
+        initial.health = Self.initialHealth(runtime.configuration, at: runtime.clock.now)
+        state = Locked(initial)
         discovery = settings.discovery
             ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, node: runtime.configuration.node, nodeName: runtime.configuration.name, topics: topics, version: Switchboard.version)
             : nil
@@ -128,6 +137,7 @@ public final class MQTTBridge: Sendable {
                 $0.retained = kept.retained
                 $0.published = kept.published
                 $0.performed = kept.performed
+                $0.health = Self.carried(kept, into: $0.health, runtime.configuration, at: runtime.clock.now)
             }
             return
         }
@@ -196,6 +206,11 @@ public final class MQTTBridge: Sendable {
         let published: [String: [UInt8]]
         /// The transactions taken lately: one that arrives again after a reload is not performed again.
         let performed: PerformedTransactions
+        /// Each device of another system's health, with its settings, at `handedOverAt`: a device
+        /// the next configuration leaves as it was keeps it (retained state that comes again does
+        /// not make an offline device fresh for a moment).
+        let health: [String: (settings: DeviceSettings, health: DeviceHealth)]
+        let handedOverAt: OffsetInstant
     }
 
     /// Hands the connection to the next configuration's bridge if that one connects the same way
@@ -203,12 +218,17 @@ public final class MQTTBridge: Sendable {
     /// `offline` nor disconnects. Nil when the settings changed: this bridge then disconnects as usual.
     public func handOver(to next: SwitchboardConfiguration) -> Handover? {
         guard next.mqtt == settings, next.node == runtime.configuration.node else { return nil }
-        let (rejected, retained, published, performed) = state.withLock { state in
+        let (rejected, retained, published, performed, health) = state.withLock { state in
             state.handedOver = true
-            return (state.rejected, state.retained, state.published, state.performed)
+            return (state.rejected, state.retained, state.published, state.performed, state.health)
         }
         connection.renewStreams()
-        return Handover(connection: connection, rejected: rejected, retained: retained, published: published, performed: performed)
+        let devices = runtime.configuration
+        return Handover(
+            connection: connection, rejected: rejected, retained: retained, published: published, performed: performed,
+            health: Dictionary(uniqueKeysWithValues: health.compactMap { id, health in devices.device(id).map { (id, ($0, health)) } }),
+            handedOverAt: runtime.clock.now
+        )
     }
 
     /// The client id the node connects with: `mqtt.clientID`, else `switchboard-<node>`.
@@ -222,7 +242,8 @@ public final class MQTTBridge: Sendable {
     public func run() async {
         // Other systems' devices and other nodes' controls: what they keep retained is read again
         // by each configuration.
-        let followed = runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic } + remoteRoutes.filters
+        let followed = runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
+            + Array(Set(availabilityDevices.keys)).sorted() + remoteRoutes.filters
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters + followed
         // Its own discovery too: what another client writes there is set right.
         if let discovery { filters += [discovery.prefix + "/status", discovery.ownFilter] }
@@ -266,6 +287,7 @@ public final class MQTTBridge: Sendable {
             group.addTask { await self.diagnosticsRelease.run() }
             group.addTask { await self.reassertRelease.run() }
             group.addTask { await self.serveStateRequestRetries() }
+            group.addTask { await self.serveHealth() }
             group.addTask { await self.changes.serve { await self.publishInTurn($0) } }
             group.addTask {
                 for await id in inputChanges { self.publishInput(id) }
@@ -478,7 +500,7 @@ public final class MQTTBridge: Sendable {
         let parameters = (try? await runtime.center.parameters(ofKind: presentation.kind)) ?? []
         let devices = parameters.count == 1 ? parameters[0].options : []
         guard !showsOnlyAnInput(presentation) else { return [] }
-        let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation))
+        let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation), followsStale: followsDeviceHealth(presentation))
         if let id = presentation.id, let entity = messages.first?.payload {
             state.withLock { $0.announcedEntities[id] = Array(entity.jsonLine.utf8) }
         }
@@ -497,6 +519,16 @@ public final class MQTTBridge: Sendable {
         return configuration.device(device)?.kind == .input
     }
 
+    /// A control fixed to a device of another system (it drives it, or shows its state): its
+    /// entity is unavailable while the control is stale, as that device's own would be. (A
+    /// configurable control's entity keeps the node's availability: the device it shows changes.)
+    private func followsDeviceHealth(_ presentation: ControlPresentation) -> Bool {
+        let configuration = runtime.configuration
+        guard let control = configuration.control(presentation.kind), control.devices.isEmpty,
+              let shown = control.stateDevice ?? control.device else { return false }
+        return configuration.device(shown)?.mqtt != nil
+    }
+
     /// devices.json's `homeAssistant` block of a placement, if it has one.
     private func entitySettings(_ presentation: ControlPresentation) -> HomeAssistantEntitySettings? {
         presentation.id.flatMap { entitySettingsByID[$0] }
@@ -511,7 +543,7 @@ public final class MQTTBridge: Sendable {
         guard let discovery, !showsOnlyAnInput(presentation), let id = presentation.id, let topic = discovery.entityTopic(for: presentation, settings: settings),
               state.withLock({ $0.announced?.contains(topic) == true }),
               // The select, if any, is named after the control, which a presentation change leaves alone.
-              let entity = discovery.entityMessage(for: presentation, settings: settings)?.payload else { return }
+              let entity = discovery.entityMessage(for: presentation, settings: settings, followsStale: followsDeviceHealth(presentation))?.payload else { return }
         let payload = Array(entity.jsonLine.utf8)
         let changed = state.withLock { state in
             defer { state.announcedEntities[id] = payload }
@@ -560,6 +592,7 @@ public final class MQTTBridge: Sendable {
         try requireConnection(for: device)
         let command = MQTTMessage(topic: mqtt.commandTopic, text: value ? mqtt.onPayload : mqtt.offPayload, qos: 0)
         guard await confirmations.wait(for: device.id, value: value, timeout: mqtt.timeout, after: { connection.publish(command) }) else {
+            updateHealth(of: device.id) { $0.unanswered(value ? "ON" : "OFF", after: mqtt.timeout) }
             throw ControlError(.performFailed, detail: "\(device.name) did not confirm \(value ? "on" : "off") on \(mqtt.stateTopic) within \(DurationText.format(mqtt.timeout))")
         }
     }
