@@ -232,8 +232,14 @@ public final class DeviceHub: Sendable {
                 var switchedOff = false
                 for other in interlock.devices where other != id {
                     guard let output = outputs[other], (try? output.line.value()) == true else { continue }
-                    try switchOutput(other, output, to: false)
+                    // Said before it is switched: whoever reads it off from then on can tell why.
                     state.withLock { $0.interlockedOff[other] = (interlock.id, id) }
+                    do {
+                        try switchOutput(other, output, to: false)
+                    } catch {
+                        state.withLock { _ = $0.interlockedOff.removeValue(forKey: other) }
+                        throw error
+                    }
                     switchedOff = true
                 }
                 if switchedOff, interlock.deadTime > .zero { try await clock.sleep(for: interlock.deadTime) }
