@@ -8,23 +8,13 @@ import Testing
 /// stalled sockets are closed after the handshake timeout (3 s here), while a real controller
 /// still pairs and verifies, and its verified session stays.
 @Suite(.timeLimit(.minutes(2)))
-struct HAPHandshakeTests {
+struct HAPHandshakeTests: LoopbackHAPServer {
     let bridge = TestBridge()
     let store = InMemoryPairingStore()
     let server: HAPServer
 
     init() throws {
-        let accessory = AccessoryIdentity(pairingIdentifier: "0E:4C:7A:11:9B:D2", longTermKey: try Ed25519PrivateKey())
-        server = try HAPServer(loopbackOnly: true, accessory: accessory, setupCode: try SetupCode("031-45-154"),
-                               store: store, database: bridge, handshakeTimeout: .seconds(3))
-    }
-
-    /// Runs the server while `body` runs.
-    func serving<T>(_ body: () async throws -> T) async throws -> T {
-        let server = self.server
-        let task = Task { try await server.run() }
-        defer { task.cancel() }
-        return try await body()
+        server = try Self.makeServer(bridge: bridge, store: store, handshakeTimeout: .seconds(3))
     }
 
     @Test func idleAndStalledConnectionsAreClosedAfterTheHandshakeTimeout() async throws {

@@ -8,23 +8,13 @@ import Testing
 /// connection's M1 is answered Busy (kTLVError 0x07), in raw TLV8 and as aiohomekit sees it;
 /// the attempt ends with M6, a refusal or its connection.
 @Suite(.timeLimit(.minutes(2)))
-struct HAPPairSetupBusyTests {
+struct HAPPairSetupBusyTests: LoopbackHAPServer {
     let bridge = TestBridge()
     let store = InMemoryPairingStore()
     let server: HAPServer
 
     init() throws {
-        let accessory = AccessoryIdentity(pairingIdentifier: "0E:4C:7A:11:9B:D2", longTermKey: try Ed25519PrivateKey())
-        server = try HAPServer(loopbackOnly: true, accessory: accessory, setupCode: try SetupCode("031-45-154"),
-                               store: store, database: bridge)
-    }
-
-    /// Runs the server while `body` runs.
-    func serving<T>(_ body: () async throws -> T) async throws -> T {
-        let server = self.server
-        let task = Task { try await server.run() }
-        defer { task.cancel() }
-        return try await body()
+        server = try Self.makeServer(bridge: bridge, store: store)
     }
 
     @Test func aSecondPairSetupIsBusyUntilTheFirstEndsOrItsConnectionDrops() async throws {

@@ -7,23 +7,13 @@ import Testing
 /// The HAP accessory server with the test bridge, on loopback, driven by aiohomekit (PyPI; Home
 /// Assistant's HomeKit Controller library) and by hostile raw TCP clients.
 @Suite(.timeLimit(.minutes(2)))
-struct HAPServerTests {
+struct HAPServerTests: LoopbackHAPServer {
     let bridge = TestBridge()
     let store = InMemoryPairingStore()
     let server: HAPServer
 
     init() throws {
-        let accessory = AccessoryIdentity(pairingIdentifier: "0E:4C:7A:11:9B:D2", longTermKey: try Ed25519PrivateKey())
-        server = try HAPServer(loopbackOnly: true, accessory: accessory, setupCode: try SetupCode("031-45-154"),
-                               store: store, database: bridge)
-    }
-
-    /// Runs the server while `body` runs.
-    func serving<T>(_ body: () async throws -> T) async throws -> T {
-        let server = self.server
-        let task = Task { try await server.run() }
-        defer { task.cancel() }
-        return try await body()
+        server = try Self.makeServer(bridge: bridge, store: store)
     }
 
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))

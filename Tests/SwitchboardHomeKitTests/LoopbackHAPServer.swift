@@ -1,0 +1,27 @@
+import SwitchboardHomeKit
+import SwitchboardSupport
+
+/// A suite that serves the test bridge from a HAP server of its own on loopback: the accessory's
+/// fixed pairing identifier, a new long-term key, the setup code 031-45-154.
+protocol LoopbackHAPServer {
+    var bridge: TestBridge { get }
+    var store: InMemoryPairingStore { get }
+    var server: HAPServer { get }
+}
+
+extension LoopbackHAPServer {
+    /// The server for a suite's bridge and pairings.
+    static func makeServer(bridge: TestBridge, store: InMemoryPairingStore, handshakeTimeout: Duration = HAPServer.defaultHandshakeTimeout) throws -> HAPServer {
+        let accessory = AccessoryIdentity(pairingIdentifier: "0E:4C:7A:11:9B:D2", longTermKey: try Ed25519PrivateKey())
+        return try HAPServer(loopbackOnly: true, accessory: accessory, setupCode: try SetupCode("031-45-154"), store: store, database: bridge,
+                             handshakeTimeout: handshakeTimeout)
+    }
+
+    /// Runs the server while `body` runs.
+    func serving<T>(_ body: () async throws -> T) async throws -> T {
+        let server = self.server
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        return try await body()
+    }
+}
