@@ -5,10 +5,11 @@
 #          the minimal base with systemd, udev, dbus and procps (ps, as on Raspberry Pi OS),
 #          nothing of Switchboard's. The VM that
 #          boots it has no network, so what `apt install ./switchboard_…_arm64.deb` will want from
-#          the archive (the package's Depends and Recommends: libgpiod3, libmosquitto1, libavahi-client3,
-#          libqrencode4, adduser,
-#          init-system-helpers, gpiod, mosquitto-clients, avahi-daemon) is downloaded into apt's archive cache
-#          (/var/cache/apt/archives), not installed: apt takes it from there as from the network.
+#          the archive (the package's Depends and Recommends: libgpiod3, libmosquitto1,
+#          libavahi-client3, libqrencode4, adduser, init-system-helpers, gpiod, mosquitto-clients,
+#          avahi-daemon, and libnss-mdns, which avahi-daemon recommends) is downloaded into apt's
+#          archive cache (/var/cache/apt/archives), not installed: apt takes it from there as from
+#          the network.
 #          mmdebstrap's minbase with those packages (apt resolving and downloading on this
 #          machine, dpkg run once on arm64 through qemu-user), about 2 minutes.
 #   tests  what the arm64 test bundle runs on, made in a minute: a copy of the cross build's
@@ -77,7 +78,7 @@ echo "switchboard: making a Debian 13 arm64 root ($flavour) in $root" >&2
 # The hook's apt (the root's own) fills the root's archive cache; apt's lists and that cache stay
 # for the offline install in the VM.
 mmdebstrap --mode=root --arch=arm64 --variant=minbase --include=systemd,systemd-sysv,udev,dbus,procps \
-    --customize-hook='chroot "$1" apt-get install --yes --download-only adduser init-system-helpers libgpiod3 libmosquitto1 libavahi-client3 libqrencode4 gpiod mosquitto-clients avahi-daemon' \
+    --customize-hook='chroot "$1" apt-get install --yes --download-only adduser init-system-helpers libgpiod3 libmosquitto1 libavahi-client3 libqrencode4 gpiod mosquitto-clients avahi-daemon libnss-mdns' \
     --skip=cleanup/apt/lists --skip=cleanup/apt/cache \
     trixie "$work" "$mirror" >"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 rm -f "$work/etc/resolv.conf"
