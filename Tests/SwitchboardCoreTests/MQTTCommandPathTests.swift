@@ -118,17 +118,20 @@ struct MQTTCommandPathTests {
     @Test func aCommandThatWaitedPastItsDeadlineIsDroppedNotPerformed() async throws {
         let broker = try MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
+        // A 5 s pulse: the second press, sent once the CLI has seen the first pulsing, must still
+        // find it pulsing, however slowly a loaded machine (a sanitizer's whole suite) answers.
         let configuration = MQTTEndToEndTests().configuration(port: broker.port)
             .replacingOccurrences(of: #""discovery": true"#, with: #""discovery": true, "commandDeadline": "100ms""#)
-        #expect(configuration.contains("commandDeadline"))
+            .replacingOccurrences(of: #""pulse": "500ms""#, with: #""pulse": "5s""#)
+        #expect(configuration.contains("commandDeadline") && configuration.contains(#""pulse": "5s""#))
         let daemon = try DaemonHarness(configuration: configuration)
         try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
-        // A press is a 500 ms pulse: one sent while the first pulses waits the rest of it.
+        // One press sent while the first pulses waits the rest of it, longer than its deadline.
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 1}"#)
         #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("output garage: on") }, "the first press is pulsing")
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 2}"#)
-        let results = await observer.received(2, on: "\(Self.base)/controls/garage/result")
+        let results = await observer.received(2, on: "\(Self.base)/controls/garage/result", timeout: .seconds(20))
         #expect(results.map(\.transactionNumber) == [1, 2])
         #expect(results.compactMap { $0.text?.firstMatch(of: /"outcome":"(\w+)"/).map { String($0.1) } } == ["performed", "expired"])
         #expect(results.last?.text?.contains("longer than mqtt.commandDeadline (100ms); it was not performed") == true, "\(results.last?.text ?? "")")
