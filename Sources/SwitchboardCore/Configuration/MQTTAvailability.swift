@@ -25,12 +25,14 @@ public struct MQTTAvailability: Sendable, Equatable {
     public func available(_ payload: [UInt8]) -> Bool? {
         guard payload.count <= CommandPayload.maximumSize, let whole = String(validating: payload, as: UTF8.self) else { return nil }
         let text = whole.trimmingCharacters()
-        if text == payloadAvailable { return true }
-        if text == payloadNotAvailable { return false }
+        if let said = says(text) { return said }
         guard text.hasPrefix("{"), let json = try? JSONValue.parse(Data(text.utf8)), case .string(let state)? = json["state"] else { return nil }
-        if state == payloadAvailable { return true }
-        if state == payloadNotAvailable { return false }
-        return nil
+        return says(state)
+    }
+
+    /// True for the available payload, false for the other, nil for neither.
+    private func says(_ text: String) -> Bool? {
+        text == payloadAvailable ? true : text == payloadNotAvailable ? false : nil
     }
 
     /// The availability a system's convention gives a device, read from its topics: Tasmota's

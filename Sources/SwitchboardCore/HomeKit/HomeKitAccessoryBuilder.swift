@@ -11,6 +11,10 @@ enum HomeKitAccessoryBuilder {
         var kind: HomeKitServiceKind
     }
 
+    /// The map's names of an accessory's Accessory Information service and its characteristics,
+    /// in ``information(iids:name:model:serial:)``'s order.
+    static let informationSlots = ["info", "info.Identify", "info.Manufacturer", "info.Model", "info.Name", "info.SerialNumber", "info.FirmwareRevision"]
+
     /// The map's key of a push-button's accessory: apart from placement ids, which have no "/".
     static func mapKey(ofButton id: String) -> String { "buttons/" + id }
 
@@ -25,7 +29,7 @@ enum HomeKitAccessoryBuilder {
         for item in placed {
             guard let id = item.presentation.id else { continue }
             let aid = map.aid(for: id)
-            let infoIIDs = ["info", "info.Identify", "info.Manufacturer", "info.Model", "info.Name", "info.SerialNumber", "info.FirmwareRevision"].map { map.iid($0, of: id) }
+            let infoIIDs = informationSlots.map { map.iid($0, of: id) }
             let name = item.presentation.title ?? item.presentation.displayName
             let info = information(iids: infoIIDs, name: name, model: item.presentation.kind, serial: "\(node).\(id)")
             let prefix = item.kind.rawValue
@@ -59,7 +63,7 @@ enum HomeKitAccessoryBuilder {
         for button in buttons {
             let key = mapKey(ofButton: button.id)
             let aid = map.aid(for: key)
-            let infoIIDs = ["info", "info.Identify", "info.Manufacturer", "info.Model", "info.Name", "info.SerialNumber", "info.FirmwareRevision"].map { map.iid($0, of: key) }
+            let infoIIDs = informationSlots.map { map.iid($0, of: key) }
             let name = button.id
             let service = HomeKitService(iid: map.iid("switch", of: key), type: HomeKitServiceKind.programmableSwitch.serviceType, characteristics: [
                 HomeKitCharacteristic(iid: map.iid("switch.ProgrammableSwitchEvent", of: key), type: "73", format: "uint8", perms: ["pr", "ev"],
