@@ -45,6 +45,8 @@ struct FleetNode: Sendable, Codable, Equatable {
     var online: Bool?
     var locked: Bool?
     var controls: [ControlPresentation]
+    /// Its push-buttons, by id.
+    var buttons: [FleetButton] = []
 }
 
 /// The CLI's view of every node on a broker, drawn from what the nodes keep retained there (their
@@ -125,8 +127,9 @@ final class FleetClient: Sendable {
         fatalError("the picture's changes never end")
     }
 
-    /// Connects, subscribes to every node's status, lock and presentations, and applies what
-    /// arrives to a picture, until none arrived for `quiet` (at most `limit`); the reader goes on.
+    /// Connects, subscribes to every node's status, lock, presentations and buttons (and their
+    /// presses), and applies what arrives to a picture, until none arrived for `quiet` (at most
+    /// `limit`); the reader goes on.
     private func gather(quiet: Duration, limit: Duration) async throws(FleetError) -> (FleetPicture, Task<Void, Never>) {
         let picture = FleetPicture(prefix: broker.prefix)
         let messages = connection.messages
@@ -134,7 +137,7 @@ final class FleetClient: Sendable {
         // At QoS 0: the picture is what the broker keeps retained, and a broker sends a client at
         // most `max_queued_messages` (mosquitto: 1000) QoS 1 messages ahead of its
         // acknowledgements, dropping the rest; a fleet of 50 nodes × 20 controls has 1,100.
-        try await connect(subscribing: [everyNode.status, everyNode.lock, everyNode.control("+")], qos: 0)
+        try await connect(subscribing: [everyNode.status, everyNode.lock, everyNode.control("+"), everyNode.buttons, everyNode.button("+")], qos: 0)
         let reader = Task { for await message in messages { picture.apply(message) } }
         let clock = ContinuousClock()
         let end = clock.now + limit
@@ -237,6 +240,17 @@ private final class FleetPicture: Sendable {
                 if !message.payload.isEmpty, let presentation = RemoteText.presentation(message.payload) {
                     entry.controls.append(presentation)
                 }
+            case "buttons" where rest.count == 1:
+                guard let buttons = FleetButton.list(message.payload) else { return false }
+                entry.buttons = buttons.sorted { $0.id < $1.id }.map { button in
+                    var button = button
+                    button.lastPress = entry.buttons.first { $0.id == button.id }?.lastPress
+                    return button
+                }
+            case "buttons" where rest.count == 2:
+                let id = RemoteText.sanitized(rest[1])
+                guard let press = FleetButton.press(message.payload), let index = entry.buttons.firstIndex(where: { $0.id == id }) else { return false }
+                entry.buttons[index].lastPress = press
             default: return false
             }
             entry.controls.sort { ($0.id ?? "") < ($1.id ?? "") }

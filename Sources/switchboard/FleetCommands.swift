@@ -63,7 +63,8 @@ enum FleetDrawing {
             case false?: "offline (its controls as it last published them)"
             case nil: "no status"
             }
-            return "\(node.node) — \(status)\(node.locked == true ? ", locked" : "")\n" + renderer.render(node.controls, locked: node.locked ?? false)
+            let buttons = node.buttons.map { "\n" + $0.line }.joined()
+            return "\(node.node) — \(status)\(node.locked == true ? ", locked" : "")\n" + renderer.render(node.controls, locked: node.locked ?? false) + buttons
         }.joined(separator: "\n\n")
     }
 

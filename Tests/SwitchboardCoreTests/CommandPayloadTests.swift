@@ -41,11 +41,11 @@ import Testing
     }
 
     @Test func theNodesOwnRetainedTopicsAndNoOthers() {
-        for own in ["status", "lock", "diagnostics", "controls/porch", "controls/porch/configuration", "inputs/door"] {
+        for own in ["status", "lock", "diagnostics", "buttons", "controls/porch", "controls/porch/configuration", "inputs/door"] {
             #expect(topics.isOwnRetained("switchboard/garage-pi/" + own), "\(own)")
         }
         for other in ["lock/set", "controls/porch/set", "controls/porch/result", "controls/", "controls//configuration",
-                      "controls/a/b/configuration", "inputs/door/x", "outcomes", "switchboard/shed-pi/status"] {
+                      "controls/a/b/configuration", "inputs/door/x", "outcomes", "buttons/hall", "switchboard/shed-pi/status"] {
             #expect(!topics.isOwnRetained("switchboard/garage-pi/" + other), "\(other)")
         }
     }

@@ -5,7 +5,7 @@ import SwitchboardTesting
 import Testing
 
 /// Another node's text on whoever's terminal looks at the fleet: a stand-in node on the broker
-/// publishes names, values, statuses and answers full of escape sequences, and the CLI prints none.
+/// publishes names, values, statuses, buttons and answers full of escape sequences, and the CLI prints none.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct FleetTerminalTextTests {
     static let hostile = "\u{1B}[2J\u{1B}]0;owned\u{07}\u{9B}31m\u{202E}gnp.exe\u{7F}\r\n"
@@ -31,6 +31,7 @@ struct FleetTerminalTextTests {
         node.connection.publish(MQTTMessage(topic: "\(base)/status", text: "online", qos: 1, retain: true))
         let presentation = #"{"id":\#(text),"kind":\#(text),"template":"toggle","space":"controlCenter","size":"medium","displayName":\#(text),"title":\#(text),"value":true,"valueText":\#(text),"symbol":\#(text),"tint":null,"status":\#(text),"actionHint":\#(text),"stale":false,"needsConfiguration":false,"redacted":false}"#
         node.connection.publish(MQTTMessage(topic: "\(base)/controls/lamp", text: presentation, qos: 1, retain: true))
+        node.connection.publish(MQTTMessage(topic: "\(base)/buttons", text: #"[{"id":\#(text),"short":\#(text),"double":\#(text)}]"#, qos: 1, retain: true))
         try await Task.sleep(for: .milliseconds(300))
 
         for arguments in [["center"], ["center", "--json"]] {
@@ -41,6 +42,7 @@ struct FleetTerminalTextTests {
         }
         let drawn = await fleet(broker, ["center"])
         #expect(drawn.stdout.contains("\u{FFFD}[2J"), "each control character shown as U+FFFD, the rest kept: \(drawn.stdout.debugDescription)")
+        #expect(drawn.stdout.contains("\nbutton \u{FFFD}[2J"), "its buttons too: \(drawn.stdout.debugDescription)")
 
         // The node answers a command with an error full of escape sequences: printed sanitised.
         let answering = Task {

@@ -16,4 +16,17 @@ extension MQTTBridge {
         let eventType = HomeAssistantDiscovery.pressTypes.first { $0.click == click }?.eventType ?? click
         connection.publish(MQTTMessage(topic: topics.button(button), text: ControlLineProtocol.encodeLine(Click(click: click, eventType: eventType, performed: outcome)), qos: 1))
     }
+
+    /// `<base>/buttons`: the node's push-buttons and the placement each press performs, retained,
+    /// for the fleet's picture; `[]` when the node has none.
+    func publishButtons() {
+        struct Button: Encodable {
+            var id: String
+            var short: String?
+            var double: String?
+            var long: String?
+        }
+        let buttons = runtime.configuration.buttons.map { Button(id: $0.id, short: $0.short, double: $0.double, long: $0.long) }
+        publishRetained(topics.buttons, Array(ControlLineProtocol.encodeLine(buttons).utf8))
+    }
 }

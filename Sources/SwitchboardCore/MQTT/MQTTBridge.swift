@@ -360,6 +360,7 @@ public final class MQTTBridge: Sendable {
         }
         publishLock(await center.isLocked)
         for input in runtime.hub.inputDevices { publishInput(input.id) }
+        publishButtons()
         publishDiagnostics()
         await publishDiscovery()
     }

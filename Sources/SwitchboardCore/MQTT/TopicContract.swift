@@ -13,6 +13,7 @@ public struct TopicContract: Sendable, Equatable {
         outcomes = base + "/outcomes"
         controls = base + "/controls/"
         inputs = base + "/inputs/"
+        buttons = base + "/buttons"
     }
 
     /// `online` / `offline`, retained; `offline` is also the last will.
@@ -50,17 +51,20 @@ public struct TopicContract: Sendable, Equatable {
     /// Action button announcements (JSON with `phase`, `text`, `control`).
     public func actionButton(_ id: String) -> String { base + "/action-buttons/" + id }
     /// A push-button's presses: `{"click": "short" | "double" | "long", "performed": …}`.
-    public func button(_ id: String) -> String { base + "/buttons/" + id }
+    public func button(_ id: String) -> String { buttons + "/" + id }
+    /// The node's push-buttons and what each press performs, retained:
+    /// `[{"id": "hall", "short": "porch", "double": "fan"}]` (a press binding absent when unbound).
+    public let buttons: String
 
     /// The node's own retained topics, as subscription filters: what it re-asserts when another
     /// client overwrites them.
     public var ownRetainedFilters: [String] {
-        [status, lock, diagnostics, control("+"), configuration("+"), input("+")]
+        [status, lock, diagnostics, buttons, control("+"), configuration("+"), input("+")]
     }
 
     /// Whether a topic is one of the node's own retained topics.
     public func isOwnRetained(_ topic: String) -> Bool {
-        if topic == status || topic == lock || topic == diagnostics { return true }
+        if topic == status || topic == lock || topic == diagnostics || topic == buttons { return true }
         for prefix in [controls, inputs] where topic.hasPrefix(prefix) {
             let rest = topic.utf8.dropFirst(prefix.utf8.count)
             if rest.isEmpty { return false }
