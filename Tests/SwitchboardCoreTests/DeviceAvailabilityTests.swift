@@ -176,4 +176,42 @@ struct DeviceAvailabilityTests {
         await expectStatus(daemon, "Desk Plug On")
         await expectHealth(daemon, 0, "healthy: node plugs\n")
     }
+
+    /// A configurable control choosing between two plugs: its entity follows the health of the
+    /// plug it drives now; its device `select` stays available, so another can be chosen.
+    @Test func aConfigurableControlFollowsTheChosenPlugsHealthAndItsChoiceStaysAvailable() async throws {
+        let broker = try MosquittoBroker()
+        let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
+        for name in ["plug1", "plug2"] {
+            plug.publish("stat/\(name)/POWER", "ON", retain: true)
+            plug.publish("tele/\(name)/LWT", "Online", retain: true)
+        }
+        let homeAssistant = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")
+        let daemon = try DaemonHarness(configuration: #"""
+            {
+              "node": "plugs",
+              "mqtt": { "host": "127.0.0.1", "port": \#(broker.port), "discovery": true },
+              "devices": [
+                { "id": "plug1", "name": "Desk Plug", "type": "mqtt", "mqtt": { "stateTopic": "stat/plug1/POWER", "commandTopic": "cmnd/plug1/POWER" } },
+                { "id": "plug2", "name": "Lamp Plug", "type": "mqtt", "mqtt": { "stateTopic": "stat/plug2/POWER", "commandTopic": "cmnd/plug2/POWER" } }
+              ],
+              "controls": [ { "kind": "plug", "template": "toggle", "devices": ["plug1", "plug2"] } ],
+              "placements": [ { "id": "plug", "control": "plug" } ]
+            }
+            """#)
+        try await daemon.start()
+        #expect(await daemon.cli(["configure", "plug", "--device", "plug1"]).status == 0)
+        let stale = #"{"topic":"switchboard/plugs/controls/plug","value_template":"{{ 'offline' if value_json.stale else 'online' }}"}],"availability_mode":"all""#
+        let entity = await homeAssistant.waitFor("homeassistant/switch/plugs/plug/config")?.text ?? ""
+        #expect(entity.contains(stale), "\(entity)")
+        let select = await homeAssistant.waitFor("homeassistant/select/plugs/plug_device/config")?.text ?? ""
+        #expect(select.contains(#""availability_topic":"switchboard/plugs/status""#) && !select.contains("value_json.stale"), "\(select)")
+
+        plug.publish("tele/plug1/LWT", "Offline", retain: true)
+        #expect(await plug.waitFor("switchboard/plugs/controls/plug") { $0.presentation?.stale == true } != nil, "the chosen plug is offline")
+        plug.clear()
+        #expect(await daemon.cli(["configure", "plug", "--device", "plug2"]).status == 0)
+        #expect(await plug.waitFor("switchboard/plugs/controls/plug") { $0.presentation?.stale == false && $0.presentation?.title == "Lamp Plug" } != nil,
+                "the other plug, online, is fresh: \(plug.messages.map(\.text))")
+    }
 }

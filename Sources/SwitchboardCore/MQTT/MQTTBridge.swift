@@ -520,14 +520,16 @@ public final class MQTTBridge: Sendable {
         return configuration.device(device)?.kind == .input
     }
 
-    /// A control fixed to a device of another system (it drives it, or shows its state): its
-    /// entity is unavailable while the control is stale, as that device's own would be. (A
-    /// configurable control's entity keeps the node's availability: the device it shows changes.)
+    /// A control that drives or shows a device of another system: its entity is unavailable
+    /// while the control is stale, as that device's own would be. A configurable control follows
+    /// the device chosen now (its presentation is stale while that one is), when any of its
+    /// choices is another system's; its device `select` keeps the node's availability, so another
+    /// device can be chosen while the chosen one is offline.
     private func followsDeviceHealth(_ presentation: ControlPresentation) -> Bool {
         let configuration = runtime.configuration
-        guard let control = configuration.control(presentation.kind), control.devices.isEmpty,
-              let shown = control.stateDevice ?? control.device else { return false }
-        return configuration.device(shown)?.mqtt != nil
+        guard let control = configuration.control(presentation.kind) else { return false }
+        let shown = control.devices.isEmpty ? [control.stateDevice ?? control.device].compactMap { $0 } : control.devices
+        return shown.contains { configuration.device($0)?.mqtt != nil }
     }
 
     /// devices.json's `homeAssistant` block of a placement, if it has one.
