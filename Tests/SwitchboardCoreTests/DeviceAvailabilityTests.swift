@@ -97,6 +97,29 @@ struct DeviceAvailabilityTests {
         await expectHealth(daemon, 0, "healthy: node plugs\n")
     }
 
+    /// The broker down for longer than the plug's `staleAfter`: that time is the node's deafness,
+    /// not the plug's silence, so it is not stale when the broker is back; its silence counts on
+    /// from where it stopped.
+    @Test func timeWithoutTheBrokerIsNotThePlugsSilence() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try DaemonHarness(configuration: configuration(port: broker.port, extra: #", "staleAfter": "4s""#))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        do {
+            let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
+            plug.publish("stat/plug1/POWER", "ON")
+            await expectStatus(daemon, "Desk Plug On")
+        }
+        broker.kill()
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
+        try await Task.sleep(for: .seconds(5))
+        try broker.start()
+        #expect(await daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "mqtt: connected").count == 3 }, "\(daemon.log)")
+        let status = await daemon.cli(["status"]).stdout
+        #expect(!status.contains("silent"), "\(status)")
+        await expectStatus(daemon, "Desk Plug On (stale): silent for 4s", timeout: .seconds(8))
+    }
+
     @Test func anUnansweredCommandMakesThePlugStaleUntilItsNextState() async throws {
         let broker = try MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")

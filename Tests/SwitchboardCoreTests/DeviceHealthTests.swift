@@ -21,6 +21,24 @@ import Testing
         #expect(health.nextWake == start.advanced(by: .seconds(1300)), "the silence counts from the last message")
     }
 
+    @Test func timeWithoutTheBrokerIsNoSilenceOfTheDevices() {
+        var health = DeviceHealth(staleAfter: .seconds(600), since: start)
+        health.stoppedListening(at: start.advanced(by: .seconds(500)))
+        #expect(health.nextWake == nil, "nothing to wake for while the node cannot hear it")
+        health.tick(at: start.advanced(by: .seconds(2_000)))
+        #expect(health.reason == nil)
+        health.stoppedListening(at: start.advanced(by: .seconds(2_100)))
+        health.listeningAgain(at: start.advanced(by: .seconds(3_500)))
+        #expect(health.nextWake == start.advanced(by: .seconds(3_600)), "500 s heard silent before the loss, 100 s left after it")
+        health.tick(at: start.advanced(by: .seconds(3_599)))
+        #expect(health.reason == nil)
+        health.tick(at: start.advanced(by: .seconds(3_600)))
+        #expect(health.reason == "silent for 10m")
+        health.stoppedListening(at: start.advanced(by: .seconds(3_700)))
+        health.listeningAgain(at: start.advanced(by: .seconds(3_800)))
+        #expect(health.reason == "silent for 10m", "a silence heard before the loss stays until it speaks")
+    }
+
     @Test func withoutStaleAfterSilenceIsNeverStale() {
         var health = DeviceHealth(staleAfter: nil, since: start)
         health.tick(at: start.advanced(by: .seconds(86_400)))

@@ -13,8 +13,12 @@ struct DeviceHealth: Sendable, Equatable {
     private(set) var unanswered: String?
     /// Set once it has been silent for ``staleAfter``, until it next says anything.
     private(set) var silent: String?
-    /// When it last said anything (or when watching began).
+    /// When it last said anything (or when watching began), moved on by the time the node could
+    /// not hear it.
     private(set) var lastHeard: OffsetInstant
+    /// Since when the node cannot hear it (its broker lost), nil while it can: that time is no
+    /// silence of the device's.
+    private(set) var deafSince: OffsetInstant?
 
     init(staleAfter: Duration?, since now: OffsetInstant) {
         self.staleAfter = staleAfter
@@ -42,16 +46,28 @@ struct DeviceHealth: Sendable, Equatable {
         unanswered = "no answer to \(command) after \(DurationText.format(timeout))"
     }
 
+    /// The node lost its broker at `now`: the silence stops counting.
+    mutating func stoppedListening(at now: OffsetInstant) {
+        if deafSince == nil { deafSince = now }
+    }
+
+    /// The node has its broker again at `now`: the silence counts on from where it stopped.
+    mutating func listeningAgain(at now: OffsetInstant) {
+        guard let since = deafSince else { return }
+        lastHeard = lastHeard.advanced(by: since.duration(to: now))
+        deafSince = nil
+    }
+
     /// Time passed: silent for ``staleAfter`` makes it stale.
     mutating func tick(at now: OffsetInstant) {
-        guard let staleAfter, silent == nil, lastHeard.duration(to: now) >= staleAfter else { return }
+        guard let staleAfter, silent == nil, deafSince == nil, lastHeard.duration(to: now) >= staleAfter else { return }
         silent = "silent for \(DurationText.format(staleAfter))"
     }
 
     /// When ``tick(at:)`` next has something to do; nil when nothing is pending, so an idle
     /// daemon sleeps.
     var nextWake: OffsetInstant? {
-        guard let staleAfter, silent == nil else { return nil }
+        guard let staleAfter, silent == nil, deafSince == nil else { return nil }
         return lastHeard.advanced(by: staleAfter)
     }
 
@@ -60,6 +76,7 @@ struct DeviceHealth: Sendable, Equatable {
     func rebased(from then: OffsetInstant, to now: OffsetInstant) -> DeviceHealth {
         var moved = self
         moved.lastHeard = now.advanced(by: .zero - lastHeard.duration(to: then))
+        moved.deafSince = deafSince.map { now.advanced(by: .zero - $0.duration(to: then)) }
         return moved
     }
 

@@ -321,7 +321,9 @@ public final class MQTTBridge: Sendable {
                 $0.takeovers.connected(at: now)
                 $0.retained.settle()
                 $0.refused.reset()
+                for id in $0.health.keys { $0.health[id]?.listeningAgain(at: now) }
             }
+            healthWake.ring()
             await publishEverything()
             requestStates()
         case .refused(let reason):
@@ -339,6 +341,7 @@ public final class MQTTBridge: Sendable {
                 state.failedAttempts += 1
                 if state.disconnectedSince == nil { state.disconnectedSince = Date() }
                 state.retained.settle()
+                for id in state.health.keys { state.health[id]?.stoppedListening(at: now) }
                 defer { state.loggedReason = reason }
                 return (state.failedAttempts, state.takeovers.lost(at: now), state.loggedReason != reason)
             }
