@@ -43,7 +43,9 @@ extension ConfigurationLoader {
             // A device of another system on this node's own topics would feed the node's commands
             // and states back into itself: a loop.
             if let mqtt = device.mqtt, let base = configuration.mqtt?.baseTopic {
-                for (key, topic) in [("stateTopic", mqtt.stateTopic), ("commandTopic", mqtt.commandTopic)] where topic == base || topic.hasPrefix(base + "/") {
+                let topics = [("stateTopic", mqtt.stateTopic), ("commandTopic", mqtt.commandTopic)]
+                    + mqtt.extraStateTopics.enumerated().map { ("extraStateTopics[\($0.offset)].topic", $0.element.topic) }
+                for (key, topic) in topics where topic == base || topic.hasPrefix(base + "/") {
                     problems.append(ConfigurationProblem(
                         "devices[\(index)].mqtt.\(key)",
                         "\"\(topic)\" is under this node's own topics (\(base)/#), which would loop back into the node; give the other system's topic"

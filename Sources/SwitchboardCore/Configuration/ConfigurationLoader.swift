@@ -245,12 +245,14 @@ public enum ConfigurationLoader {
         }
         let availability = readAvailability(&reader, stateTopic: state, commandTopic: command, &problems)
         let staleAfter = reader.duration("staleAfter", default: nil, &problems)
+        let extraStateTopics = readExtraStateTopics(&reader, stateTopic: state, &problems)
         reader.finish(&problems)
         var settings = MQTTDeviceSettings(stateTopic: state, valueKey: key, onValue: onValue, offValue: offValue, commandTopic: command,
                                           onPayload: onPayload, offPayload: offPayload, timeout: timeout)
         settings.stateRequest = request
         settings.availability = availability
         settings.staleAfter = staleAfter
+        settings.extraStateTopics = extraStateTopics
         return settings
     }
 

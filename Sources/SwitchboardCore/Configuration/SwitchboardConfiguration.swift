@@ -159,6 +159,29 @@ public struct MQTTDeviceSettings: Sendable, Equatable {
     public var availability: MQTTAvailability? = nil
     /// How long the device may say nothing before its controls go stale; nil: forever.
     public var staleAfter: Duration? = nil
+    /// Other topics on which the device also says its state (Tasmota's periodic
+    /// `tele/<topic>/STATE`, with `POWER` in it), each read with its own key.
+    public var extraStateTopics: [MQTTStateTopic] = []
+
+    /// Every topic that carries its state, the state topic first.
+    public var stateTopics: [MQTTStateTopic] { [MQTTStateTopic(topic: stateTopic, valueKey: valueKey)] + extraStateTopics }
+
+    /// How the state is read on `topic`: its JSON key, or nil for the whole payload.
+    public func valueKey(on topic: String) -> String? {
+        topic == stateTopic ? valueKey : extraStateTopics.first { $0.topic == topic }?.valueKey
+    }
+}
+
+/// A topic on which a device of another system says its state.
+public struct MQTTStateTopic: Sendable, Equatable {
+    public var topic: String
+    /// A JSON key to read; nil reads the whole payload.
+    public var valueKey: String?
+
+    public init(topic: String, valueKey: String?) {
+        self.topic = topic
+        self.valueKey = valueKey
+    }
 }
 
 /// A control on another Switchboard node: `{"type": "node", "node": "shed-pi", "control": "porch"}`.

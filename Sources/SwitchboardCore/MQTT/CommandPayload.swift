@@ -67,11 +67,12 @@ public struct CommandPayload: Sendable, Equatable {
 
 /// Reads a device's state from a message on its state topic (another system's).
 public enum StatePayload {
-    /// On or off, or nil if the payload says neither.
-    public static func value(_ bytes: [UInt8], settings: MQTTDeviceSettings) -> Bool? {
+    /// On or off, or nil if the payload says neither; read with `valueKey` (the state topic's
+    /// when not given: nil reads the whole payload).
+    public static func value(_ bytes: [UInt8], settings: MQTTDeviceSettings, valueKey: String?? = nil) -> Bool? {
         guard bytes.count <= CommandPayload.maximumSize, let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let reading: JSONValue
-        if let key = settings.valueKey {
+        if let key = valueKey ?? settings.valueKey {
             guard let json = try? JSONValue.parse(Data(text.utf8)), let member = json[key] else { return nil }
             reading = member
         } else {

@@ -181,8 +181,9 @@ extension MQTTBridge {
     /// controls bound to it) and confirm a waiting command.
     func handleDeviceState(_ message: MQTTMessage) {
         for device in stateDevices[message.topic] ?? [] {
-            guard let settings = device.mqtt, let value = StatePayload.value(message.payload, settings: settings) else {
-                reject(message, "not a state of \(device.id) (expected \(device.mqtt.map { "\($0.onValue)/\($0.offValue)" } ?? "ON/OFF")\(device.mqtt?.valueKey.map { " in \"\($0)\"" } ?? ""))")
+            let key = device.mqtt?.valueKey(on: message.topic)
+            guard let settings = device.mqtt, let value = StatePayload.value(message.payload, settings: settings, valueKey: .some(key)) else {
+                reject(message, "not a state of \(device.id) (expected \(device.mqtt.map { "\($0.onValue)/\($0.offValue)" } ?? "ON/OFF")\(key.map { " in \"\($0)\"" } ?? ""))")
                 continue
             }
             let now = runtime.clock.now

@@ -114,7 +114,9 @@ public final class MQTTBridge: Sendable {
         let topics = TopicContract(base: settings.baseTopic)
         self.topics = topics
         remoteRoutes = RemoteRoutes(devices: runtime.configuration.devices, base: topics.base)
-        stateDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt != nil }) { $0.mqtt?.stateTopic ?? "" }
+        stateDevices = runtime.configuration.devices.reduce(into: [:]) { devices, device in
+            for topic in device.mqtt?.stateTopics ?? [] { devices[topic.topic, default: []].append(device) }
+        }
         availabilityDevices = Dictionary(grouping: runtime.configuration.devices.filter { $0.mqtt?.availability != nil }) { $0.mqtt?.availability?.topic ?? "" }
         entitySettingsByID = Dictionary(runtime.configuration.placements.compactMap { placement in placement.homeAssistant.map { (placement.id, $0) } }) { first, _ in first }
         let will = MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true)
@@ -242,7 +244,7 @@ public final class MQTTBridge: Sendable {
     public func run() async {
         // Other systems' devices and other nodes' controls: what they keep retained is read again
         // by each configuration.
-        let followed = runtime.configuration.devices.compactMap { $0.mqtt?.stateTopic }
+        let followed = runtime.configuration.devices.flatMap { $0.mqtt?.stateTopics.map(\.topic) ?? [] }
             + Array(Set(availabilityDevices.keys)).sorted() + remoteRoutes.filters
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters + followed
         // Its own discovery too: what another client writes there is set right.
