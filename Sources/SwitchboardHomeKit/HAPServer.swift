@@ -113,6 +113,7 @@ public final class HAPServer: Service, @unchecked Sendable {
                 if error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem { usleep(100_000) }
                 continue
             }
+            let acceptedAt = ContinuousClock.now
             let connection = HAPConnection(descriptor: descriptor, session: HAPSession(
                 accessory: accessory, setupCode: setupCode, store: store, database: database))
             let admitted = lock.withLock { () -> Bool in
@@ -122,30 +123,34 @@ public final class HAPServer: Service, @unchecked Sendable {
             }
             guard admitted else { connection.close(); continue }
             connection.setSendTimeout(HAPServer.sendTimeout)
-            closeIfUnverified(connection, after: handshakeTimeout)
-            LoopThread.start(name: "HAP connection") { [self] in serve(connection) }
+            let deadline = acceptedAt + handshakeTimeout
+            LoopThread.start(name: "HAP connection") { [self] in serve(connection, verifiedBy: deadline) }
         }
     }
 
-    /// Ends the connection once `timeout` has passed unless its session is verified by then.
-    private func closeIfUnverified(_ connection: HAPConnection, after timeout: Duration) {
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self, weak connection] in
-            guard let self, let connection else { return }
-            lock.withLock {
-                if connections[ObjectIdentifier(connection)] != nil, !connection.session.isEncrypted { connection.shutdown() }
-            }
-        }
-    }
-
-    private func serve(_ connection: HAPConnection) {
+    /// Serves the connection on its own thread until it ends; one whose session is not verified
+    /// by `deadline` is closed then. Its reads wait at most until the deadline while it is
+    /// unverified (the kernel's receive timeout), so the close needs no other thread or queue,
+    /// however busy the process is.
+    private func serve(_ connection: HAPConnection, verifiedBy deadline: ContinuousClock.Instant) {
         defer {
             lock.withLock { _ = connections.removeValue(forKey: ObjectIdentifier(connection)) }
             connection.close()
         }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while let count = connection.read(into: &buffer), count > 0 {
+        var bounded = true
+        while true {
+            if bounded {
+                guard !lock.withLock({ connection.session.isEncrypted }) else {
+                    connection.setReceiveTimeout(nil)
+                    bounded = false
+                    continue
+                }
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { return }
+                connection.setReceiveTimeout(left)
+            }
+            guard let count = connection.read(into: &buffer), count > 0 else { return }
             let bytes = Array(buffer.prefix(count))
             var step = lock.withLock { handle(connection) { (session: inout HAPSession) throws(HAPSessionClosing) in try session.receive(bytes) } }
             // A write waits for its command outside the lock: the other sessions are served and
@@ -251,6 +256,11 @@ final class HAPConnection: @unchecked Sendable {
 
     func setSendTimeout(_ timeout: Duration) {
         try? SystemCall.setSendTimeout(descriptor, timeout)
+    }
+
+    /// Bounds how long a read waits (nil: no bound); a read that times out ends the connection.
+    func setReceiveTimeout(_ timeout: Duration?) {
+        try? SystemCall.setReceiveTimeout(descriptor, timeout)
     }
 
     /// Reads what arrived (blocking); nil or 0 when the connection ended.

@@ -37,8 +37,22 @@ extension SystemCall {
     /// Bounds how long a blocking send on a socket waits for the peer (`SO_SNDTIMEO`); a send
     /// that times out fails with ``Errno/wouldBlock``.
     public static func setSendTimeout(_ descriptor: CInt, _ timeout: Duration) throws(Errno) {
-        let (seconds, attoseconds) = timeout.components
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        var value = timeval(timeout)
         _ = try checking { setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
+    }
+
+    /// Bounds how long a blocking read on a socket waits for data (`SO_RCVTIMEO`), nil for no
+    /// bound; a read that times out fails with ``Errno/wouldBlock``. A bound under a microsecond
+    /// would mean none to the kernel: it is made one microsecond.
+    public static func setReceiveTimeout(_ descriptor: CInt, _ timeout: Duration?) throws(Errno) {
+        var value = timeout.map { timeval(max($0, .microseconds(1))) } ?? timeval(tv_sec: 0, tv_usec: 0)
+        _ = try checking { setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
+    }
+}
+
+private extension timeval {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.init(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 }

@@ -178,6 +178,19 @@ final class RawClient {
     }
 
     /// Everything until the server closes (or 10 s pass).
+    /// Reads until the server ends the connection: how long that took and whether it sent
+    /// nothing, or nil if the client's own 10 s receive timeout came first.
+    func waitForTheServersEnd() -> (after: Duration, silent: Bool)? {
+        let start = ContinuousClock.now
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var silent = true
+        while true {
+            guard let count = try? SystemCall.read(descriptor, into: &buffer) else { return nil }
+            if count == 0 { return (ContinuousClock.now - start, silent) }
+            silent = false
+        }
+    }
+
     func readAll() -> String {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
