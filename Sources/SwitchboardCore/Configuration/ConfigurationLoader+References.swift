@@ -99,6 +99,7 @@ extension ConfigurationLoader {
         validateInterlocks(configuration, &problems)
         validateHomeAssistant(configuration, &problems)
         validateButtons(configuration, &problems)
+        validateSchedules(configuration, &problems)
 
         for placement in configuration.placements {
             let path = "placements[\(placement.position)]"
@@ -137,7 +138,7 @@ extension ConfigurationLoader {
         }
     }
 
-    private static func reportDuplicates(_ ids: [(String, Int)], _ array: String, _ key: String, _ problems: inout [ConfigurationProblem]) {
+    static func reportDuplicates(_ ids: [(String, Int)], _ array: String, _ key: String, _ problems: inout [ConfigurationProblem]) {
         var first: [String: Int] = [:]
         for (id, index) in ids where !id.isEmpty {
             if let earlier = first[id] {
