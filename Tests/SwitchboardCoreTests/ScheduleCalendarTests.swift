@@ -95,6 +95,8 @@ struct ScheduleCalendarTests {
     @Test func rulesAndOffsetsReadTheirText() {
         #expect(ScheduleRule.Moment("07:30") == .time(hour: 7, minute: 30))
         #expect(ScheduleRule.Moment("7:30") == nil)
+        #expect(ScheduleRule.Moment("07:30:15") == .time(hour: 7, minute: 30, second: 15))
+        #expect(ScheduleRule.Moment("07:30:15").map(String.init(describing:)) == "07:30:15")
         #expect(ScheduleRule.Moment("24:00") == nil)
         #expect(ScheduleRule.Moment("sunset") == .sunset)
         #expect(ScheduleRule.offset("-15m") == .seconds(-900))

@@ -46,7 +46,7 @@ import Testing
 
     @Test func eachMistakeIsReportedWhereItIs() {
         #expect(Self.problems(#"[ { "id": "a", "at": "7:30", "actions": [ { "toggle": "porch" } ] } ]"#)
-            == [#"schedules[0].at: "7:30" is not a time: write "HH:MM" (24-hour, such as "07:30"), "sunrise" or "sunset""#])
+            == [#"schedules[0].at: "7:30" is not a time: write "HH:MM" (24-hour, such as "07:30"; "HH:MM:SS" for seconds), "sunrise" or "sunset""#])
         #expect(Self.problems(#"[ { "id": "a", "at": "07:30", "days": ["monday"], "actions": [ { "toggle": "porch" } ] } ]"#)
             == [#"schedules[0].days[0]: "monday" is not a day: use "mon", "tue", "wed", "thu", "fri", "sat", "sun""#])
         #expect(Self.problems(#"[ { "id": "a", "at": "07:30", "actions": [ { "toggle": "garden" } ] } ]"#)

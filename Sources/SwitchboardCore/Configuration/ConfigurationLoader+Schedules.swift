@@ -29,7 +29,7 @@ extension ConfigurationLoader {
         let at = reader.string("at", required: true, &problems)
         let moment = at.flatMap(ScheduleRule.Moment.init)
         if let at, moment == nil {
-            problems.append(ConfigurationProblem(reader.child("at"), "\"\(at)\" is not a time: write \"HH:MM\" (24-hour, such as \"07:30\"), \"sunrise\" or \"sunset\""))
+            problems.append(ConfigurationProblem(reader.child("at"), "\"\(at)\" is not a time: write \"HH:MM\" (24-hour, such as \"07:30\"; \"HH:MM:SS\" for seconds), \"sunrise\" or \"sunset\""))
         }
         var offset = Duration.zero
         if let text = reader.string("offset", &problems) {

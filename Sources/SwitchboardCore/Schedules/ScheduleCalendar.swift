@@ -56,8 +56,8 @@ public struct ScheduleCalendar: Sendable {
     public func occurrence(of rule: ScheduleRule, on day: CivilDay) -> Result<Date, Skip> {
         let moment: Date
         switch rule.moment {
-        case .time(let hour, let minute):
-            moment = instant(ofWallTime: Double(day.daysSince1970 * 86_400 + hour * 3600 + minute * 60))
+        case .time(let hour, let minute, let second):
+            moment = instant(ofWallTime: Double(day.daysSince1970 * 86_400 + hour * 3600 + minute * 60 + second))
         case .sunrise, .sunset:
             guard let location else {
                 return .failure(Skip(day: day, reason: "\(rule.moment) needs the node's location (latitude and longitude)"))

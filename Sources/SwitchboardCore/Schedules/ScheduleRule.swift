@@ -3,28 +3,30 @@
 public struct ScheduleRule: Sendable, Equatable {
     /// The moment of the day a schedule is anchored to.
     public enum Moment: Sendable, Equatable, CustomStringConvertible {
-        /// A local wall-clock time, `HH:MM`.
-        case time(hour: Int, minute: Int)
+        /// A local wall-clock time, `HH:MM` or `HH:MM:SS`.
+        case time(hour: Int, minute: Int, second: Int = 0)
         case sunrise
         case sunset
 
-        /// `07:30`, `sunrise` or `sunset`, or nil.
+        /// `07:30`, `07:30:15`, `sunrise` or `sunset`, or nil.
         public init?(_ text: String) {
             switch text {
             case "sunrise": self = .sunrise
             case "sunset": self = .sunset
             default:
                 let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-                guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-                      let hour = Int(parts[0]), let minute = Int(parts[1]),
-                      (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
-                self = .time(hour: hour, minute: minute)
+                guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+                      let hour = Int(parts[0]), let minute = Int(parts[1]), let second = parts.count == 3 ? Int(parts[2]) : 0,
+                      (0..<24).contains(hour), (0..<60).contains(minute), (0..<60).contains(second) else { return nil }
+                self = .time(hour: hour, minute: minute, second: second)
             }
         }
 
         public var description: String {
             switch self {
-            case .time(let hour, let minute): return "\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)"
+            case .time(let hour, let minute, let second):
+                func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+                return "\(two(hour)):\(two(minute))" + (second == 0 ? "" : ":\(two(second))")
             case .sunrise: return "sunrise"
             case .sunset: return "sunset"
             }

@@ -1,0 +1,82 @@
+import Foundation
+@testable import SwitchboardCore
+import SwitchboardTesting
+import Testing
+
+/// Schedules on a running daemon, through the CLI: one a few seconds ahead switches a simulated
+/// relay and shows in `status` with its run; a paused one does not fire; a restart keeps the
+/// last run and the pause and fires nothing again.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct ScheduleDaemonTests {
+    static let oslo = TimeZone(identifier: "Europe/Oslo")!
+
+    /// `HH:MM:SS` in Oslo for an instant.
+    static func wallTime(_ instant: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = oslo
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: instant)
+        return [parts.hour!, parts.minute!, parts.second!].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+    }
+
+    static func configuration(at time: String) -> String {
+        #"""
+        {
+          "node": "house",
+          "chips": [ { "id": "main", "chip": "header" } ],
+          "devices": [
+            { "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 }, "restore": "last" },
+            { "id": "fan", "name": "Attic Fan", "type": "relay", "gpio": { "chip": "main", "line": 27 }, "restore": "last" }
+          ],
+          "controls": [
+            { "kind": "porch", "template": "toggle", "device": "porch" },
+            { "kind": "fan", "template": "toggle", "device": "fan" }
+          ],
+          "placements": [ { "id": "porch", "control": "porch" }, { "id": "fan", "control": "fan" } ],
+          "schedules": [
+            { "id": "porch-on", "at": "\#(time)", "actions": [ { "set": "porch", "value": true } ] },
+            { "id": "fan-on", "at": "\#(time)", "actions": [ { "toggle": "fan" } ] }
+          ]
+        }
+        """#
+    }
+
+    @Test func aScheduleSwitchesARelayIsShownCanBePausedAndDoesNotFireAgainAfterARestart() async throws {
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 6).rounded(.down))
+        let time = Self.wallTime(due)
+        let daemon = try DaemonHarness(configuration: Self.configuration(at: time))
+        try await daemon.start(environment: ["TZ": "Europe/Oslo"])
+        let outputs = { try await DaemonEndToEndTests().outputs(daemon) }
+
+        let before = await daemon.cli(["status"]).stdout
+        #expect(before.contains("schedule porch-on: \(time): on porch; next \(ScheduleService.format(due)); last none yet\n"), "\(before)")
+        let pause = await daemon.cli(["schedule", "pause", "fan-on"])
+        #expect(pause.status == 0, "\(pause.stderr)")
+        #expect(pause.stdout == "schedule fan-on: \(time): toggle fan; paused; last none yet\n", "\(pause.stdout)")
+        let unknown = await daemon.cli(["schedule", "pause", "garden"])
+        #expect(unknown.status == 1 && unknown.stderr.contains(#"no schedule "garden"; schedules: porch-on, fan-on"#), "\(unknown.stderr)")
+        #expect(try await outputs() == ["porch": false, "fan": false])
+
+        #expect(await daemon.waitUntil(timeout: .seconds(15)) { (try? await outputs())?["porch"] == true }, "\(daemon.log)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await outputs() == ["porch": true, "fan": false], "the paused schedule did not fire")
+        let after = await daemon.cli(["status"]).stdout
+        let ran = "last \(ScheduleService.format(due)): on porch: performed (On)\n"
+        #expect(after.contains("schedule porch-on: \(time): on porch; next \(ScheduleService.format(due.addingTimeInterval(86_400))); \(ran)"), "\(after)")
+        #expect(after.contains("schedule fan-on: \(time): toggle fan; paused; last none yet\n"), "\(after)")
+        #expect(daemon.log.contains("schedule porch-on: on porch: performed (On)"), "\(daemon.log)")
+
+        // Switched off by hand, then a restart: the run is remembered, not repeated.
+        #expect(await daemon.cli(["off", "porch"]).status == 0)
+        #expect(await daemon.signal(SIGTERM) == 0)
+        try await daemon.start(environment: ["TZ": "Europe/Oslo"])
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await outputs() == ["porch": false, "fan": false])
+        let restarted = await daemon.cli(["status"]).stdout
+        #expect(restarted.contains("schedule porch-on: \(time): on porch; next \(ScheduleService.format(due.addingTimeInterval(86_400))); \(ran)"), "\(restarted)")
+        #expect(restarted.contains("schedule fan-on: \(time): toggle fan; paused; last none yet\n"), "the pause outlives the restart: \(restarted)")
+
+        let resume = await daemon.cli(["schedule", "resume", "fan-on"])
+        #expect(resume.stdout == "schedule fan-on: \(time): toggle fan; next \(ScheduleService.format(due.addingTimeInterval(86_400))); last none yet\n", "the missed run is not caught up: \(resume.stdout)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+}
