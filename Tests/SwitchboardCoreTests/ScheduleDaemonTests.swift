@@ -79,4 +79,32 @@ struct ScheduleDaemonTests {
         #expect(resume.stdout == "schedule fan-on: \(time): toggle fan; next \(ScheduleService.format(due.addingTimeInterval(86_400))); last none yet\n", "the missed run is not caught up: \(resume.stdout)")
         #expect(await daemon.signal(SIGTERM) == 0)
     }
+
+    @Test func checkAndApplyReportSchedules() async throws {
+        let daemon = try DaemonHarness(configuration: Self.configuration(at: "07:30"))
+        try await daemon.start(environment: ["TZ": "Europe/Oslo"])
+        let broken = Self.configuration(at: "sunset").replacingOccurrences(of: #""set": "porch""#, with: #""set": "garden""#)
+        try daemon.writeConfiguration(broken)
+        let check = await daemon.cli(["check", daemon.configPath, "--simulate"])
+        #expect(check.status == 4, "\(check.stdout)\(check.stderr)")
+        #expect(check.stderr.contains(#"schedules[0].at: sunset is computed from the node's place: add "location""#), "\(check.stderr)")
+        #expect(check.stderr.contains(#"schedules[0].actions[0]: "garden" is not a placement; placements: porch, fan"#), "\(check.stderr)")
+        let refused = await daemon.cli(["apply"])
+        #expect(refused.status == 4 && refused.stderr.contains(#""garden" is not a placement"#), "\(refused.stderr)")
+
+        let moved = Self.configuration(at: "sunset").replacingOccurrences(of: #""node": "house","#, with: #""node": "house", "location": {"latitude": 59.91, "longitude": 10.75},"#)
+            .replacingOccurrences(of: #""at": "sunset", "actions": [ { "toggle""#, with: #""at": "sunset", "offset": "-15m", "days": ["mon", "fri"], "actions": [ { "toggle""#)
+        try daemon.writeConfiguration(moved)
+        let applied = await daemon.cli(["apply"])
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(applied.stdout == """
+        applied:
+          location set
+          schedule porch-on changed: sunset: on porch
+          schedule fan-on changed: sunset -15m on mon, fri: toggle fan
+
+        """, "\(applied.stdout)")
+        #expect(await daemon.cli(["status"]).stdout.contains("schedule fan-on: sunset -15m on mon, fri: toggle fan; next "))
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
 }

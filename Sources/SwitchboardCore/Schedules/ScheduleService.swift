@@ -57,6 +57,14 @@ public final class ScheduleService: Sendable {
         self.wallClock = wallClock
         self.save = save
         self.log = log
+        // Records of schedules devices.json no longer has go, so that one added again later starts afresh.
+        let ids = Set(configuration.schedules.map(\.id))
+        if !Set(runs.keys).isSubset(of: ids) || !Set(persisted.pausedSchedules ?? []).isSubset(of: ids) {
+            save { state in
+                state.scheduleRuns = state.scheduleRuns?.filter { ids.contains($0.key) }
+                state.pausedSchedules = state.pausedSchedules?.filter { ids.contains($0) }
+            }
+        }
     }
 
     /// Pauses a schedule until ``resume(_:)``, across restarts; false when there is none with that id.
