@@ -45,8 +45,10 @@ extension ConfigurationLoader {
             }
             days.insert(day)
         }
+        let given = reader.value("actions")
+        let missing = given == nil || given == .null || given == .array([])
         let actions = readActions(reader.array("actions", &problems), at: reader.child("actions"), &problems)
-        if actions.isEmpty, reader.value("actions") == nil {
+        if missing {
             problems.append(ConfigurationProblem(reader.child("actions"), "is required: what the schedule does, such as [{\"set\": \"porch\", \"value\": true}]"))
         }
         reader.finish(&problems)
