@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SwitchboardSupport
 
 /// A calendar date (proleptic Gregorian) without a time zone, with the arithmetic schedules need:
 /// the next day, its weekday, and the local wall time of a day in a time zone.
@@ -27,11 +32,14 @@ public struct CivilDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 
-    /// The local date of `instant` in `timeZone`.
-    public init(_ instant: Date, in timeZone: TimeZone) {
-        let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
+    /// The local date of `instant` in `zone`.
+    public init(_ instant: Date, in zone: LocalZone) {
+        let local = instant.timeIntervalSince1970 + Double(zone.secondsFromGMT(instant))
         self.init(daysSince1970: Int((local / 86_400).rounded(.down)))
     }
+
+    /// The local date of `instant` in `timeZone`.
+    public init(_ instant: Date, in timeZone: TimeZone) { self.init(instant, in: LocalZone(timeZone)) }
 
     /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
     public var daysSince1970: Int {

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SwitchboardSupport
 
 /// When schedules fire at one place: the node's time zone and, for sunrise and sunset, its
 /// latitude and longitude. Pure: it answers for any instant it is given, and never reads a clock.
@@ -9,13 +14,20 @@ import Foundation
 /// moment is an instant and needs no such rule. A day whose sun does not rise or set (polar
 /// night, midnight sun) is skipped, with the reason.
 public struct ScheduleCalendar: Sendable {
-    public var timeZone: TimeZone
+    /// The node's time zone.
+    public var zone: LocalZone
     /// Latitude and longitude in degrees (north and east positive), when the node has a location.
     public var location: (latitude: Double, longitude: Double)?
 
-    public init(timeZone: TimeZone = .current, location: (latitude: Double, longitude: Double)? = nil) {
-        self.timeZone = timeZone
+    /// A calendar in `zone`, the system's by default.
+    public init(zone: LocalZone = .system, location: (latitude: Double, longitude: Double)? = nil) {
+        self.zone = zone
         self.location = location
+    }
+
+    /// A calendar in a Foundation time zone.
+    public init(timeZone: TimeZone, location: (latitude: Double, longitude: Double)? = nil) {
+        self.init(zone: LocalZone(timeZone), location: location)
     }
 
     /// A day on which a rule does not fire although the day is one of its days.
@@ -36,7 +48,7 @@ public struct ScheduleCalendar: Sendable {
     public func next(_ rule: ScheduleRule, after instant: Date) -> NextRun {
         var skipped: [Skip] = []
         // Start a day early: a moment of yesterday moved by a positive offset can still be ahead.
-        let first = CivilDay(instant, in: timeZone).adding(days: -1)
+        let first = CivilDay(instant, in: zone).adding(days: -1)
         for step in 0...367 {
             let day = first.adding(days: step)
             guard rule.days.isEmpty || rule.days.contains(day.weekday) else { continue }
@@ -46,7 +58,7 @@ public struct ScheduleCalendar: Sendable {
             case .success:
                 continue
             case .failure(let skip):
-                if CivilDay(instant, in: timeZone) <= day { skipped.append(skip) }
+                if CivilDay(instant, in: zone) <= day { skipped.append(skip) }
             }
         }
         return NextRun(instant: nil, skipped: skipped)
@@ -81,17 +93,17 @@ public struct ScheduleCalendar: Sendable {
     /// The instant whose local wall time is `wall` (seconds since 1970-01-01 00:00 local): the
     /// first of two on a fall-back day, the end of the gap on a spring-forward day.
     func instant(ofWallTime wall: Double) -> Date {
-        let before = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - 86_400))
-        let after = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall + 86_400))
+        let before = zone.secondsFromGMT(Date(timeIntervalSince1970: wall - 86_400))
+        let after = zone.secondsFromGMT(Date(timeIntervalSince1970: wall + 86_400))
         let candidates = Set([before, after]).map { wall - Double($0) }.sorted().filter {
-            Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: $0))) == wall - $0
+            Double(zone.secondsFromGMT(Date(timeIntervalSince1970: $0))) == wall - $0
         }
         if let first = candidates.first { return Date(timeIntervalSince1970: first) }
         // In the gap: the transition lies between the two readings; find its first second.
         var low = wall - Double(max(before, after)), high = wall - Double(min(before, after))
         while high - low > 1 {
             let middle = ((low + high) / 2).rounded(.down)
-            if timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: middle)) == after { high = middle } else { low = middle }
+            if zone.secondsFromGMT(Date(timeIntervalSince1970: middle)) == after { high = middle } else { low = middle }
         }
         return Date(timeIntervalSince1970: high)
     }

@@ -36,15 +36,16 @@ public final class ScheduleService: Sendable {
     private let wake = Doorbell()
 
     /// - Parameters:
+    ///   - zone: the node's time zone (the system's: `TZ`, else `/etc/localtime`).
     ///   - persisted: the state file's record of last runs and pauses.
     ///   - save: changes the state file.
     public init(
-        configuration: SwitchboardConfiguration, timeZone: TimeZone = .current, persisted: PersistedState, runner: ActionRunner,
+        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, runner: ActionRunner,
         clock: some Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Date = { Date() },
         save: @escaping @Sendable (_ change: (inout PersistedState) -> Void) -> Void, log: Log
     ) {
         let location = configuration.location.map { (latitude: $0.latitude, longitude: $0.longitude) }
-        var timetable = ScheduleTimetable(calendar: ScheduleCalendar(timeZone: timeZone, location: location))
+        var timetable = ScheduleTimetable(calendar: ScheduleCalendar(zone: zone, location: location))
         let runs = persisted.scheduleRuns ?? [:]
         timetable.replace(
             configuration.schedules.map { ($0.id, $0.rule) }, now: wallClock(),

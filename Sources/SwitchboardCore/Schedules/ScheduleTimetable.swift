@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The node's schedules as a plain state machine on wall-clock instants: when each fires next,
 /// when it last fired, which are paused, and which are due at an instant. The daemon feeds it

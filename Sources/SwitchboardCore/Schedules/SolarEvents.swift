@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Sunrise and sunset on the node, from NOAA's solar equations (the Astronomical Algorithms
 /// approximations of NOAA's solar calculator): the sun's declination and the equation of time
