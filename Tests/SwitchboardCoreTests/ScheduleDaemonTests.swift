@@ -113,4 +113,32 @@ struct ScheduleDaemonTests {
         #expect(await daemon.cli(["status"]).stdout.contains("schedule fan-on: sunset -15m on mon, fri: toggle fan; next "))
         #expect(await daemon.signal(SIGTERM) == 0)
     }
+
+    /// A schedule acts unattended, as an MQTT command does: on a locked node a control that
+    /// requires authentication is refused, and `status` says so and why.
+    @Test func aLockedNodeRefusesAScheduleAndStatusSaysWhy() async throws {
+        let guarded = { (time: String) in
+            Self.configuration(at: time).replacingOccurrences(
+                of: #"{ "kind": "porch", "template": "toggle", "device": "porch" }"#,
+                with: #"{ "kind": "porch", "template": "toggle", "device": "porch", "requiresAuthentication": true }"#)
+        }
+        let daemon = try DaemonHarness(configuration: guarded("03:00"))
+        try await daemon.start(environment: ["TZ": "Europe/Oslo"])
+        #expect(await daemon.cli(["lock"]).status == 0)
+        #expect(await daemon.cli(["schedule", "pause", "fan-on"]).status == 0)
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 4).rounded(.down))
+        let time = Self.wallTime(due)
+        try daemon.writeConfiguration(guarded(time))
+        let apply = await daemon.cli(["apply"])
+        try #require(apply.status == 0, "\(apply.stderr)")
+
+        let shown = try #require(ScheduleRule.Moment(time)).description
+        let refused = "schedule porch-on: \(shown): on porch; next \(ScheduleService.format(due.addingTimeInterval(86_400))); last \(ScheduleService.format(due)): on porch: refused: "
+        let ran = await daemon.waitUntil(timeout: .seconds(15)) { await daemon.cli(["status"]).stdout.contains(refused) }
+        let status = await daemon.cli(["status"]).stdout
+        #expect(ran && status.contains(refused + #"control "porch" requires authentication: Switchboard is locked"#), "\(status)")
+        #expect(try await DaemonEndToEndTests().outputs(daemon) == ["porch": false, "fan": false])
+        #expect(daemon.log.contains("warning: schedule porch-on: on porch: refused: "), "\(daemon.log)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
 }
