@@ -33,6 +33,7 @@ usage: switchboard [--socket PATH] <command> [arguments]
   button <id> --hold <duration>           press a simulated Action button or push-button (switchboardd --simulate)
   button <id> --double                    press a simulated push-button twice (its double press)
   input <id> active|inactive              open or close a simulated contact, trip a sensor (--simulate)
+  schedule pause|resume <id>              stop a schedule from firing (across restarts), or let it fire again
   check <file> [--simulate]               validate a devices.json without a daemon
   homekit                                 the HomeKit bridge: its setup code, paired or not, the controllers
   homekit reset                           unpair every controller (the bridge keeps its identity)
@@ -312,6 +313,7 @@ case "status":
     for device in reply.devices ?? [] { print("output \(device.id): \(device.value ? "on" : "off")") }
     for input in reply.inputs ?? [] { print("input \(input.id): \(input.value ? "active" : "inactive")") }
     for button in reply.buttons ?? [] { print("button \(button)") }
+    for schedule in reply.schedules ?? [] { print("schedule \(schedule)") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
     if let homekit = reply.homekit { print("homekit: " + homekitLine(homekit)) }
     for isolation in reply.extensions ?? [] { print("extension \(isolation)") }
@@ -380,6 +382,18 @@ case "input":
     do {
         let reply = try client.send(line: #"{"op":"input","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","active":\#(state == "active")}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
+    } catch {
+        fail(String(describing: error), .unreachable)
+    }
+case "schedule":
+    let verb = argument("pause or resume")
+    guard verb == "pause" || verb == "resume" else { fail("schedule \(verb): say pause or resume\n\n\(usage)", .usage) }
+    let id = argument("a schedule's id")
+    finishArguments()
+    do {
+        let reply = try client.send(line: #"{"op":"schedule","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","pause":\#(verb == "pause")}"#)
+        if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
+        for schedule in reply.schedules ?? [] { print("schedule \(schedule)") }
     } catch {
         fail(String(describing: error), .unreachable)
     }

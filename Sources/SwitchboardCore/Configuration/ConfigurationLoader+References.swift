@@ -101,6 +101,7 @@ extension ConfigurationLoader {
         validateInterlocks(configuration, &problems)
         validateHomeAssistant(configuration, &problems)
         validateButtons(configuration, &problems)
+        validateSchedules(configuration, &problems)
 
         for placement in configuration.placements {
             let path = "placements[\(placement.position)]"
@@ -139,7 +140,7 @@ extension ConfigurationLoader {
         }
     }
 
-    private static func reportDuplicates(_ ids: [(String, Int)], _ array: String, _ key: String, _ problems: inout [ConfigurationProblem]) {
+    static func reportDuplicates(_ ids: [(String, Int)], _ array: String, _ key: String, _ problems: inout [ConfigurationProblem]) {
         var first: [String: Int] = [:]
         for (id, index) in ids where !id.isEmpty {
             if let earlier = first[id] {

@@ -89,11 +89,16 @@ public enum ConfigurationLoader {
             if case .null = value { return nil }
             return readHomeKit(value, &problems)
         }
+        let location = root.value("location").flatMap { readLocation($0, &problems) }
+        let schedules = readAll(root.array("schedules", &problems), "schedules", readSchedule, &problems)
         root.finish(&problems)
-        return SwitchboardConfiguration(
+        var configuration = SwitchboardConfiguration(
             node: node, name: name, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
             extensions: extensions, interlocks: interlocks, buttons: pushButtons, homekit: homekit
         )
+        configuration.location = location
+        configuration.schedules = schedules
+        return configuration
     }
 
     /// Reads each element of an array, remembering its index for messages.

@@ -19,6 +19,10 @@ extension SwitchboardConfiguration {
         Self.compare("extension", extensions, new.extensions, id: \.id, &lines)
         Self.compare("button", buttons, new.buttons, id: \.id, &lines)
         lines += Self.interlockChanges(interlocks, new.interlocks)
+        if location != new.location {
+            lines.append(new.location == nil ? "location removed" : location == nil ? "location set" : "location changed (sunrise and sunset move)")
+        }
+        lines += Self.scheduleChanges(schedules, new.schedules)
         return lines
     }
 
@@ -43,6 +47,25 @@ extension SwitchboardConfiguration {
             }
             if !what.isEmpty { lines.append("interlock \(interlock.id) changed: \(what.joined(separator: "; "))") }
         }
+        return lines
+    }
+
+    /// Schedules act by themselves, so what a reload does to one is said with its new rule.
+    private static func scheduleChanges(_ old: [ScheduleSettings], _ new: [ScheduleSettings]) -> [String] {
+        let before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(new.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var lines: [String] = []
+        for schedule in new {
+            let actions = schedule.actions.map(\.description).joined(separator: ", ")
+            guard let previous = before[schedule.id] else {
+                lines.append("schedule \(schedule.id) added: \(schedule.rule.summary): \(actions)")
+                continue
+            }
+            if previous.rule != schedule.rule || previous.actions != schedule.actions {
+                lines.append("schedule \(schedule.id) changed: \(schedule.rule.summary): \(actions)")
+            }
+        }
+        for schedule in old where after[schedule.id] == nil { lines.append("schedule \(schedule.id) removed") }
         return lines
     }
 

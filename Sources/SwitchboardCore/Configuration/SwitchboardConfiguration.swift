@@ -22,6 +22,10 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var buttons: [ButtonSettings] = []
     /// The HomeKit bridge, if any (``HomeKitSettings``).
     public var homekit: HomeKitSettings? = nil
+    /// Where the node is, for schedules at sunrise and sunset.
+    public var location: NodeLocation? = nil
+    /// What the node does by itself at times of day (``ScheduleSettings``).
+    public var schedules: [ScheduleSettings] = []
 
     /// The interlock a device is in, if any.
     public func interlock(of device: String) -> InterlockSettings? { interlocks.first { $0.devices.contains(device) } }

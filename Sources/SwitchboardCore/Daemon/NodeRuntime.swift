@@ -22,6 +22,8 @@ public final class NodeRuntime: Sendable {
     public let actionButtons: [String: ActionButtonService]
     /// The push-buttons with short, double and long presses, by id.
     public let buttons: [String: ButtonService]
+    /// devices.json's schedules.
+    public let schedules: ScheduleService
     let speech = SpeechAnnouncer()
     /// The clock timers run on: countdowns, pulses, LED blinks.
     let clock: AnyClock
@@ -72,6 +74,14 @@ public final class NodeRuntime: Sendable {
                 pushButtons[button.id] = try ButtonService(settings: button, chip: chip, center: center, clock: clock)
             }
             self.buttons = pushButtons
+            // Schedules act unattended, as MQTT commands do: the lock holds for them.
+            schedules = ScheduleService(
+                configuration: configuration, persisted: hub.persisted,
+                runner: ActionRunner(handler: ControlCommandHandler(center: center, authenticatesEveryCommand: false)), clock: clock,
+                save: { [hub] change in
+                    do { try hub.updatePersisted(change) } catch { log(.error, "schedules: the last run was not saved: \(error)") }
+                }, log: log
+            )
             (ended, end) = AsyncStream<Void>.makeStream()
 
             // A countdown resumes only for an output that came back on (restore "last" or "on").
@@ -223,6 +233,9 @@ public final class NodeRuntime: Sendable {
                 }
             )
         })
+        if !configuration.schedules.isEmpty {
+            services.append(ServiceGroup.Entry("schedules", stop: .cancellation, returnStopsGroup: false) { [schedules] in await schedules.run() })
+        }
         for button in actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
             let announcements = button.announcements.subscribe()
             let (blinks, blink) = AsyncStream<ActionButtonAnnouncement.Phase>.makeStream(bufferingPolicy: .bufferingNewest(4))

@@ -33,6 +33,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var buttons: [String]?
     /// The HomeKit bridge, for `status` and `homekit` (absent: no `homekit` block).
     public var homekit: HomeKitBridge.Report?
+    /// Each schedule: its rule, next run, last run and what it did, for `status`.
+    public var schedules: [String]?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -41,7 +43,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, homekit
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, homekit, schedules
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +60,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         extensions = try container.decodeIfPresent([String].self, forKey: .extensions)
         buttons = try container.decodeIfPresent([String].self, forKey: .buttons)
         homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
+        schedules = try container.decodeIfPresent([String].self, forKey: .schedules)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -74,6 +77,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(extensions, forKey: .extensions)
         try container.encodeIfPresent(buttons, forKey: .buttons)
         try container.encodeIfPresent(homekit, forKey: .homekit)
+        try container.encodeIfPresent(schedules, forKey: .schedules)
     }
 
     // The control reply's fields, read through.

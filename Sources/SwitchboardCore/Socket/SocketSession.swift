@@ -20,6 +20,12 @@ private struct ButtonCommand: Decodable {
     var double: Bool?
 }
 
+/// `{"op":"schedule","id":"dusk","pause":true}`: pause or resume a schedule.
+private struct ScheduleCommand: Decodable {
+    var id: String
+    var pause: Bool
+}
+
 private struct InputCommand: Decodable {
     var id: String
     var active: Bool
@@ -185,6 +191,19 @@ struct SocketSession {
             }
             daemon.log(.info, "cli: input \(command.id) \(command.active ? "active" : "inactive") (simulated)")
             return SocketReply(ControlReply())
+        case "schedule":
+            guard let command = try? CheckedJSON.decode(ScheduleCommand.self, from: Data(line.utf8)) else {
+                return .failure(code: "badCommand", message: "schedule needs \"id\" and \"pause\" (true to pause, false to resume)")
+            }
+            let known = command.pause ? runtime.schedules.pause(command.id) : runtime.schedules.resume(command.id)
+            guard known else {
+                let ids = runtime.schedules.ids
+                return .failure(code: "unknownSchedule", message: "no schedule \"\(command.id)\"; schedules: \(ids.isEmpty ? "none (add \"schedules\" to \(daemon.options.configPath))" : ids.joined(separator: ", "))")
+            }
+            daemon.log(.info, "cli: schedule \(command.id) \(command.pause ? "pause" : "resume")")
+            var reply = SocketReply(ControlReply())
+            reply.schedules = runtime.schedules.summaries.filter { $0.hasPrefix(command.id + ":") }
+            return reply
         case "homekit":
             guard let bridge = daemon.homekit.withLock({ $0 }), let report = bridge.report(withSetupCode: true) else {
                 return .failure(code: "homekitOff", message: "the HomeKit bridge is off: add a \"homekit\" block to \(daemon.options.configPath) (docs/homekit.md) and run switchboard apply")
@@ -252,6 +271,8 @@ struct SocketSession {
                 socketReply.extensions = extensions.isEmpty ? nil : extensions
                 let buttons = runtime.buttons.keys.sorted().compactMap { runtime.buttons[$0]?.summary }
                 socketReply.buttons = buttons.isEmpty ? nil : buttons
+                let schedules = runtime.schedules.summaries
+                socketReply.schedules = schedules.isEmpty ? nil : schedules
                 socketReply.homekit = daemon.homekit.withLock { $0 }?.report(withSetupCode: false)
             default:
                 break

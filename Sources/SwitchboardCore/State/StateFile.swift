@@ -33,6 +33,10 @@ public struct PersistedState: Sendable, Codable, Equatable {
     /// The Home Assistant discovery topics an older version recorded here; read only to carry them
     /// over to ``HomeAssistantRecord`` (`home-assistant.json`), then nil.
     public var announced: [String]?
+    /// Schedule id → its last run (``ScheduleRunRecord``), so that a restart does not repeat it.
+    public var scheduleRuns: [String: ScheduleRunRecord]?
+    /// The schedules paused with `switchboard schedule pause`.
+    public var pausedSchedules: [String]?
 
     public init() {}
 }

@@ -1,0 +1,12 @@
+/// A schedule's last run as the state file keeps it: when it was due and what it did.
+public struct ScheduleRunRecord: Sendable, Codable, Equatable {
+    /// The instant it was due, in seconds since 1970 (wall clock: it outlives a reboot).
+    public var at: Double
+    /// What its actions did: `on porch: performed (On)`, or why one was refused.
+    public var outcome: String
+
+    public init(at: Double, outcome: String) {
+        self.at = at
+        self.outcome = outcome
+    }
+}

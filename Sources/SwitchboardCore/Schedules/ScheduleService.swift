@@ -1,0 +1,171 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SwitchboardSupport
+
+/// Runs devices.json's schedules: sleeps until the next is due (``ScheduleTimetable``), runs its
+/// actions (``ActionRunner``), and keeps each schedule's last run and its pause in the state file,
+/// so that a restart neither repeats a run nor forgets a pause. A run due while the daemon was
+/// down is not caught up.
+///
+/// Wall-clock time decides when a schedule is due; sleeps are on the injected clock, at most a
+/// minute at a time, so that a clock set forward or back (NTP at boot) is noticed within a minute.
+public final class ScheduleService: Sendable {
+    private struct State {
+        var timetable: ScheduleTimetable
+        /// What each schedule's last run did.
+        var outcomes: [String: String]
+        /// The wall-clock instant a sleeping timer will wake at, if one sleeps.
+        var armed: Date?
+    }
+
+    /// The longest single sleep, after which the wall clock is read again.
+    static let longestSleep = Duration.seconds(60)
+
+    // Invariant: the timetable and outcomes are read and changed only under the mutex.
+    private let state: Locked<State>
+    private let actions: [String: [ScheduleAction]]
+    private let runner: ActionRunner
+    private let clock: AnyClock
+    private let wallClock: @Sendable () -> Date
+    private let save: @Sendable (_ change: (inout PersistedState) -> Void) -> Void
+    private let log: Log
+    /// Rung when the timetable changed or a timer fired.
+    private let wake = Doorbell()
+
+    /// - Parameters:
+    ///   - zone: the node's time zone (the system's: `TZ`, else `/etc/localtime`).
+    ///   - persisted: the state file's record of last runs and pauses.
+    ///   - save: changes the state file.
+    public init(
+        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, runner: ActionRunner,
+        clock: some Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Date = { Date() },
+        save: @escaping @Sendable (_ change: (inout PersistedState) -> Void) -> Void, log: Log
+    ) {
+        let location = configuration.location.map { (latitude: $0.latitude, longitude: $0.longitude) }
+        var timetable = ScheduleTimetable(calendar: ScheduleCalendar(zone: zone, location: location))
+        let runs = persisted.scheduleRuns ?? [:]
+        timetable.replace(
+            configuration.schedules.map { ($0.id, $0.rule) }, now: wallClock(),
+            lastFired: runs.mapValues { Date(timeIntervalSince1970: $0.at) }, paused: Set(persisted.pausedSchedules ?? [])
+        )
+        state = Locked(State(timetable: timetable, outcomes: runs.mapValues(\.outcome)))
+        actions = Dictionary(configuration.schedules.map { ($0.id, $0.actions) }, uniquingKeysWith: { first, _ in first })
+        self.runner = runner
+        self.clock = AnyClock(clock)
+        self.wallClock = wallClock
+        self.save = save
+        self.log = log
+        // Records of schedules devices.json no longer has go, so that one added again later starts afresh.
+        let ids = Set(configuration.schedules.map(\.id))
+        if !Set(runs.keys).isSubset(of: ids) || !Set(persisted.pausedSchedules ?? []).isSubset(of: ids) {
+            save { state in
+                state.scheduleRuns = state.scheduleRuns?.filter { ids.contains($0.key) }
+                state.pausedSchedules = state.pausedSchedules?.filter { ids.contains($0) }
+            }
+        }
+    }
+
+    /// Pauses a schedule until ``resume(_:)``, across restarts; false when there is none with that id.
+    public func pause(_ id: String) -> Bool { changePause(id, paused: true) }
+
+    /// Resumes a paused schedule at its next run after now; false when there is none with that id.
+    public func resume(_ id: String) -> Bool { changePause(id, paused: false) }
+
+    private func changePause(_ id: String, paused: Bool) -> Bool {
+        let now = wallClock()
+        let (known, list) = state.withLock { state -> (Bool, [String]) in
+            let known = paused ? state.timetable.pause(id) : state.timetable.resume(id, now: now)
+            return (known, state.timetable.entries.filter(\.paused).map(\.id))
+        }
+        guard known else { return false }
+        save { $0.pausedSchedules = list.isEmpty ? nil : list }
+        log(.info, "schedule \(id) \(paused ? "paused" : "resumed")")
+        wake.ring()
+        return true
+    }
+
+    /// The schedule ids, in devices.json's order.
+    public var ids: [String] { state.withLock { $0.timetable.entries.map(\.id) } }
+
+    /// One line per schedule for `status`: its rule and actions, its next run, its last run and
+    /// what that did ("dusk: sunset -15m: on porch; next 2026-12-15 14:55:02 UTC; last …").
+    public var summaries: [String] {
+        state.withLock { state in
+            state.timetable.entries.map { entry in
+                let actions = (self.actions[entry.id] ?? []).map(\.description).joined(separator: ", ")
+                var line = "\(entry.id): \(entry.rule.summary): \(actions); "
+                if entry.paused {
+                    line += "paused"
+                } else if let next = entry.next {
+                    line += "next \(Self.format(next))"
+                } else {
+                    line += "no run within a year"
+                }
+                if let skip = entry.skipped.first { line += " (skips \(skip))" }
+                line += "; last " + (entry.lastFired.map { "\(Self.format($0)): \(state.outcomes[entry.id] ?? "?")" } ?? "none yet")
+                return line
+            }
+        }
+    }
+
+    /// An instant as `2026-12-15 14:55:02 UTC` (UTC, so that it reads the same on every node).
+    static func format(_ instant: Date) -> String {
+        let seconds = Int(instant.timeIntervalSince1970.rounded(.down))
+        let day = CivilDay(daysSince1970: Int((Double(seconds) / 86_400).rounded(.down)))
+        let rest = seconds - day.daysSince1970 * 86_400
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(day) \(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)) UTC"
+    }
+
+    /// Runs until cancelled: fires each schedule when it is due.
+    public func run() async {
+        wake.ring()
+        await withDiscardingTaskGroup { group in
+            for await _ in wake {
+                let now = wallClock()
+                let due = state.withLock { state -> [(id: String, instant: Date)] in
+                    if let armed = state.armed, armed <= now { state.armed = nil }
+                    return state.timetable.takeDue(at: now)
+                }
+                for (id, instant) in due { await fire(id, due: instant) }
+                let sleep = state.withLock { state -> (until: Date, for: Duration)? in
+                    guard let next = state.timetable.nextWake else { return nil }
+                    if let armed = state.armed, armed <= next { return nil }
+                    let now = wallClock()
+                    let wait = min(Self.longestSleep, .milliseconds(Int64(max(0, next.timeIntervalSince(now)) * 1000) + 1))
+                    state.armed = now.addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+                    return (state.armed!, wait)
+                }
+                if let sleep {
+                    let clock = self.clock, wake = self.wake
+                    group.addTask {
+                        guard (try? await clock.sleep(for: sleep.for)) != nil else { return }
+                        wake.ring()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs a due schedule's actions. Its run is saved before they run, so that a crash halfway
+    /// does not run them again at the restart.
+    private func fire(_ id: String, due instant: Date) async {
+        save { state in
+            var runs = state.scheduleRuns ?? [:]
+            runs[id] = ScheduleRunRecord(at: instant.timeIntervalSince1970, outcome: "running")
+            state.scheduleRuns = runs
+        }
+        let outcomes = await runner.run(actions[id] ?? [])
+        let text = outcomes.isEmpty ? "nothing to do" : outcomes.map(\.description).joined(separator: "; ")
+        state.withLock { $0.outcomes[id] = text }
+        save { state in
+            var runs = state.scheduleRuns ?? [:]
+            runs[id] = ScheduleRunRecord(at: instant.timeIntervalSince1970, outcome: text)
+            state.scheduleRuns = runs
+        }
+        log(outcomes.allSatisfy(\.performed) ? .info : .warning, "schedule \(id): \(text)")
+    }
+}
