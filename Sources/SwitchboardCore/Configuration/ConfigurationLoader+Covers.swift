@@ -66,6 +66,9 @@ extension ConfigurationLoader {
                 problems.append(ConfigurationProblem("\(path).id", "\"\(cover.id)\" is used by covers[\(earlier)] too; each id must be unique"))
             }
             ids[cover.id] = cover.position
+            if configuration.device(cover.id) != nil {
+                problems.append(ConfigurationProblem("\(path).id", "\"\(cover.id)\" is a device's id too; give the cover an id of its own"))
+            }
             for kind in [cover.toggleKind, cover.stopKind] where configuration.control(kind) != nil {
                 problems.append(ConfigurationProblem("\(path).id", "\"\(cover.id)\" brings the control \"\(kind)\", which controls has already; rename the cover or that control"))
             }
