@@ -106,3 +106,59 @@ struct CoverDaemonTests {
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 }
+
+/// Covers to Home Assistant: a `cover` entity with its device class, commanded with `OPEN`,
+/// `CLOSE`, `STOP` and a position on `<base>/covers/<id>/set` through a real mosquitto.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct CoverOverMQTTTests {
+    static let base = "switchboard/house"
+
+    static func configuration(port: Int) -> String {
+        CoverDaemonTests.configuration.replacingOccurrences(of: #""node": "house","#, with: #""node": "house", "mqtt": { "host": "127.0.0.1", "port": \#(port) },"#)
+    }
+
+    func object(_ text: String?) throws -> [String: JSONValue] {
+        guard case .object(let fields) = try JSONValue.parse(Data((text ?? "").utf8)) else { return [:] }
+        return Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func aBlindAndAGarageDoorAreCoversInHomeAssistant() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "#")
+        let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
+        try await daemon.start()
+        let blind = try object(await observer.waitFor("homeassistant/cover/house/blind/config")?.text)
+        #expect(blind["device_class"] == .string("blind"))
+        #expect(blind["command_topic"] == .string("\(Self.base)/covers/blind/set"))
+        #expect(blind["payload_open"] == .string("OPEN") && blind["payload_close"] == .string("CLOSE") && blind["payload_stop"] == .string("STOP"))
+        #expect(blind["state_topic"] == .string("\(Self.base)/controls/blind"))
+        #expect(blind["position_topic"] == .string("\(Self.base)/controls/blind"))
+        #expect(blind["set_position_topic"] == .string("\(Self.base)/covers/blind/set"))
+        #expect(blind["unique_id"] == .string("switchboard_house_blind_cover"))
+        #expect(blind["state_opening"] == .string("opening") && blind["state_stopped"] == .string("stopped"))
+        let garage = try object(await observer.waitFor("homeassistant/cover/house/garage/config")?.text)
+        #expect(garage["device_class"] == .string("garage"))
+        #expect(garage["position_topic"] == nil, "a garage door has no position")
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!observer.messages.contains { ($0.topic.hasPrefix("homeassistant/switch/house/") || $0.topic.hasPrefix("homeassistant/button/house/")) && !$0.payload.isEmpty },
+                "a cover's controls are its cover entity, no switch or button besides")
+
+        #expect(await daemon.cli(["input", "blind-bottom", "active"]).status == 0)
+        #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText == "Closed" } != nil)
+        observer.publish("\(Self.base)/covers/blind/set", "OPEN")
+        #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText?.hasPrefix("Opening…") == true } != nil)
+        try await Task.sleep(for: .milliseconds(500))
+        observer.clear()
+        observer.publish("\(Self.base)/covers/blind/set", "STOP")
+        #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText?.hasPrefix("Stopped at") == true } != nil)
+        #expect(await daemon.cli(["status"]).stdout.contains("output blind-up: off"))
+        // A position: 0 % from where it stopped closes it, stopped by the end stop or the estimate.
+        observer.clear()
+        observer.publish("\(Self.base)/covers/blind/set", "0")
+        #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText?.hasPrefix("Closing…") == true } != nil)
+        #expect(await observer.waitFor("\(Self.base)/controls/blind", timeout: .seconds(8)) { $0.presentation?.valueText == "Closed" } != nil)
+        #expect(daemon.log.contains("mqtt: cover blind"), "\(daemon.log)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+}
