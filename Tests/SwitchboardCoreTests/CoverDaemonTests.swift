@@ -75,6 +75,19 @@ struct CoverDaemonTests {
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 
+    @Test func checkAndApplyRefuseABlindOutsideAnInterlock() async throws {
+        let daemon = try DaemonHarness(configuration: Self.configuration)
+        try await daemon.start()
+        try daemon.writeConfiguration(Self.configuration.replacingOccurrences(of: #""interlocks": [ { "id": "blind", "devices": ["blind-up", "blind-down"], "deadTime": "1s" } ],"#, with: ""))
+        let check = await DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath, "--simulate"])
+        #expect(check.status == 4)
+        #expect(check.stderr.contains(#"covers[0].open: "blind-up" and "blind-down" must be in one interlock, so that they are never on together: add {"id": "blind", "devices": ["blind-up", "blind-down"], "deadTime": "500ms"} to "interlocks""#), "\(check.stderr)")
+        let apply = await daemon.cli(["apply"])
+        #expect(apply.status == 4)
+        #expect(apply.stderr.contains(#"covers[0].open: "blind-up" and "blind-down" must be in one interlock"#), "\(apply.stderr)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+
     @Test func reversingAMovingBlindWaitsTheDeadTimeWithBothRelaysOff() async throws {
         let daemon = try DaemonHarness(configuration: Self.configuration)
         try await daemon.start()
