@@ -63,7 +63,8 @@ struct CoverDaemonTests {
         let stopped = try await shown(daemon, "blind")?.valueText ?? ""
         #expect(stopped.hasPrefix("Stopped at "), "\(stopped)")
         let status = await daemon.cli(["status"]).stdout
-        #expect(status.contains("control blind"), "\(status)")
+        #expect(status.contains("\ncover blind: stopped at "), "\(status)")
+        #expect(status.contains("\ncover garage: "), "\(status)")
 
         // Closing: the end stop, reached before the estimate, stops the motor and sets 0 %.
         #expect(await daemon.cli(["off", "blind"]).status == 0)

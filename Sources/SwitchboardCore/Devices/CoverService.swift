@@ -90,6 +90,11 @@ public final class CoverService: Sendable {
         }
     }
 
+    /// Each cover as `status` lists it, by id: `blind: stopped at 50 %`, `garage: opening`.
+    public var summaries: [String] {
+        covers.keys.sorted().compactMap { id in reading(id).map { "\(id): \($0.text.lowercased())" } }
+    }
+
     /// Performs a command on a cover, in its turn: the motor runs, stops or waits the dead time;
     /// the garage door's opener is pulsed when the command needs it.
     /// - Returns: what happened, to be said ("Opening", "already open: nothing moved").
@@ -172,12 +177,9 @@ public final class CoverService: Sendable {
     /// Runs until cancelled: follows end stops and reeds, stops motors at their targets, starts
     /// them after a dead time, and re-renders a moving cover every second (its position).
     public func run(log: Log) async {
+        // End stops and reeds, in the order their changes came.
         let inputs = Set(covers.values.flatMap { [$0.opened, $0.closed].compactMap { $0 } })
-        let changes = hub.valueChanges.observe { [weak self] device in
-            guard inputs.contains(device), let self else { return }
-            Task { await self.inputChanged(device) }
-        }
-        defer { changes.end() }
+        let changes = hub.valueChanges.subscribe(where: { inputs.contains($0) })
         // A motor's relay left on from before (a restart mid-travel) stops: its position is
         // not known, and nothing told it to run.
         for cover in covers.values.sorted(by: { $0.id < $1.id }) {
@@ -186,6 +188,9 @@ public final class CoverService: Sendable {
             do { try await apply(.stop, to: cover) } catch { log(.error, "cover \(cover.id): \(error)") }
         }
         await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await device in changes { await self.inputChanged(device) }
+            }
             for await _ in wake {
                 for id in covers.keys.sorted() { await tick(id, log: log) }
                 let now = clock.now

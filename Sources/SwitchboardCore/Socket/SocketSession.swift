@@ -252,6 +252,8 @@ struct SocketSession {
                 socketReply.extensions = extensions.isEmpty ? nil : extensions
                 let buttons = runtime.buttons.keys.sorted().compactMap { runtime.buttons[$0]?.summary }
                 socketReply.buttons = buttons.isEmpty ? nil : buttons
+                let covers = runtime.covers.summaries
+                socketReply.covers = covers.isEmpty ? nil : covers
                 socketReply.homekit = daemon.homekit.withLock { $0 }?.report(withSetupCode: false)
             default:
                 break
