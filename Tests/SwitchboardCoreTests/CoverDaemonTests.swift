@@ -65,6 +65,10 @@ struct CoverDaemonTests {
         let status = await daemon.cli(["status"]).stdout
         #expect(status.contains("\ncover blind: stopped at "), "\(status)")
         #expect(status.contains("\ncover garage: "), "\(status)")
+        // A reload that leaves the blind alone keeps its position.
+        await daemon.signal(SIGHUP)
+        #expect(await daemon.waitUntil { daemon.log.contains("configuration 2 serving") }, "\(daemon.log)")
+        #expect(try await shown(daemon, "blind")?.valueText == stopped)
 
         // Closing: the end stop, reached before the estimate, stops the motor and sets 0 %.
         #expect(await daemon.cli(["off", "blind"]).status == 0)

@@ -60,7 +60,7 @@ public final class NodeRuntime: Sendable {
         do {
             autoOff = AutoOffService(clock: clock)
             center = ControlCenter(clock: clock, bundleName: configuration.node)
-            covers = CoverService(configuration: configuration, hub: hub, clock: clock)
+            covers = CoverService(configuration: configuration, hub: hub, remembering: known, clock: clock)
             try await center.register(
                 ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + CoverControls.definitions(configuration, covers: covers) + extraControls
             )

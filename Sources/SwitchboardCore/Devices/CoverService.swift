@@ -26,9 +26,10 @@ public final class CoverService: Sendable {
     private let gates: [String: AsyncGate]
     private let wake = Doorbell()
 
-    /// Starts each cover where its inputs say: a motor at an end whose end stop is active (else at
-    /// an unknown position), a garage door from its reeds.
-    public init(configuration: SwitchboardConfiguration, hub: DeviceHub, clock: some Clock<Duration> = ContinuousClock()) {
+    /// Starts each cover where its inputs say: a motor at an end whose end stop is active, else
+    /// where the previous configuration left it if its settings did not change (`known`), else at
+    /// an unknown position; a garage door from its reeds.
+    public init(configuration: SwitchboardConfiguration, hub: DeviceHub, remembering known: RemoteKnowledge = .none, clock: some Clock<Duration> = ContinuousClock()) {
         let clock = AnyClock(clock)
         var state = State()
         for cover in configuration.covers {
@@ -39,6 +40,11 @@ public final class CoverService: Sendable {
                 let ends = Set([cover.opened.map { _ in CoverMotion.EndStop.opened }, cover.closed.map { _ in .closed }].compactMap { $0 })
                 let position: Int? = cover.opened.flatMap { (try? hub.value(of: $0)) == true ? 100 : nil }
                     ?? cover.closed.flatMap { (try? hub.value(of: $0)) == true ? 0 : nil }
+                    ?? known.coverPositions[cover.id].flatMap { carried in
+                        var before = carried.settings
+                        before.position = cover.position
+                        return before == cover ? carried.position : nil
+                    }
                 let motion = CoverMotion(
                     timing: CoverMotion.Timing(openTime: openTime, closeTime: closeTime, deadTime: interlock?.deadTime ?? .zero, endStops: ends),
                     position: position
@@ -88,6 +94,15 @@ public final class CoverService: Sendable {
             case nil: nil
             }
         }
+    }
+
+    /// Each motor cover's position and settings, for the next configuration's covers.
+    public var positions: [String: (settings: CoverSettings, position: Int)] {
+        var positions: [String: (settings: CoverSettings, position: Int)] = [:]
+        for (id, cover) in covers {
+            if let position = reading(id)?.position { positions[id] = (cover, position) }
+        }
+        return positions
     }
 
     /// Each cover as `status` lists it, by id: `blind: stopped at 50 %`, `garage: opening`.
