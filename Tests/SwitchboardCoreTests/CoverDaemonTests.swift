@@ -177,6 +177,17 @@ struct CoverOverMQTTTests {
         #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText?.hasPrefix("Closing…") == true } != nil)
         #expect(await observer.waitFor("\(Self.base)/controls/blind", timeout: .seconds(8)) { $0.presentation?.valueText == "Closed" } != nil)
         #expect(daemon.log.contains("mqtt: cover blind"), "\(daemon.log)")
+
+        // Locked: the garage door (it requires authentication by default) is refused over MQTT;
+        // the blind is not.
+        #expect(await daemon.cli(["input", "garage-closed", "active"]).status == 0)
+        #expect(await daemon.cli(["lock"]).status == 0)
+        observer.publish("\(Self.base)/covers/garage/set", "OPEN")
+        #expect(await daemon.waitUntil { daemon.log.contains("mqtt: cover garage OPEN refused: control \"garage\" requires authentication: Switchboard is locked") }, "\(daemon.log)")
+        #expect(!daemon.log.contains("mqtt: cover garage OPEN performed"), "the opener was not pulsed")
+        observer.clear()
+        observer.publish("\(Self.base)/covers/blind/set", "OPEN")
+        #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText?.hasPrefix("Opening…") == true } != nil)
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 }

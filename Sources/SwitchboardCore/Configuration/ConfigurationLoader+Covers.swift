@@ -49,9 +49,10 @@ extension ConfigurationLoader {
         if let problem = HomeAssistantDeviceClasses.problem(deviceClass, for: .cover) {
             problems.append(ConfigurationProblem(reader.child("deviceClass"), problem))
         }
+        let authentication = reader.bool("requiresAuthentication", default: pulse != nil, &problems)
         reader.finish(&problems)
         guard let drive else { return nil }
-        return CoverSettings(id: id, name: name, drive: drive, opened: opened, closed: closed, deviceClass: deviceClass)
+        return CoverSettings(id: id, name: name, drive: drive, opened: opened, closed: closed, deviceClass: deviceClass, requiresAuthentication: authentication)
     }
 
     /// Each cover drives outputs of the right kind, a motor's two relays in one interlock (so

@@ -23,6 +23,9 @@ public struct CoverSettings: PositionedSettings {
     public var closed: String?
     /// Home Assistant's cover device class: `blind` by default for a motor, `garage` for a pulse.
     public var deviceClass: String
+    /// Whether its commands need Switchboard unlocked or an authenticated caller (the local CLI)
+    /// while locked; by default a garage door's do, a blind's do not.
+    public var requiresAuthentication: Bool = false
 
     /// The control kinds the cover brings: its toggle and its stop button.
     public var toggleKind: String { id }
