@@ -314,6 +314,7 @@ case "status":
     for input in reply.inputs ?? [] { print("input \(input.id): \(input.value ? "active" : "inactive")") }
     for button in reply.buttons ?? [] { print("button \(button)") }
     for schedule in reply.schedules ?? [] { print("schedule \(schedule)") }
+    for cover in reply.covers ?? [] { print("cover \(cover)") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
     if let homekit = reply.homekit { print("homekit: " + homekitLine(homekit)) }
     for isolation in reply.extensions ?? [] { print("extension \(isolation)") }

@@ -49,6 +49,12 @@ EXPECTED = {
     "binary_sensor.garage_pi_contact": ("switchboard_garage-pi_input_contact", "Door Contact", None),
     # The wall push-button this check adds: an event entity of its presses.
     "event.garage_pi_button_wall": ("switchboard_garage-pi_button_wall", "wall button", None),
+    # The covers this check adds: a blind and a roller door, each one cover entity.
+    "cover.garage_pi_blind": ("switchboard_garage-pi_blind_cover", "Living Room Blind", None),
+    "cover.garage_pi_roller_door": ("switchboard_garage-pi_roller-door_cover", "Roller Door", None),
+    # Their end stop and reed, inputs: binary sensors.
+    "binary_sensor.garage_pi_blind_bottom": ("switchboard_garage-pi_input_blind-bottom", "Blind Bottom", None),
+    "binary_sensor.garage_pi_door_closed": ("switchboard_garage-pi_input_door-closed", "Door Closed", None),
 }
 CONTACT = {"id": "contact", "name": "Door Contact", "type": "input", "deviceClass": "garage_door",
            "gpio": {"chip": "main", "line": 6, "bias": "pullUp", "activeLow": True, "debounce": "20ms"}}
@@ -63,6 +69,23 @@ OUTLET = {"id": "fan-outlet", "control": "fan", "space": "controlCenter", "size"
           "homeAssistant": {"deviceClass": "outlet", "entityCategory": "config", "enabled": False,
                             "icon": "mdi:power-socket-de"}}
 OUTLET_ENTITY = "switch.garage_pi_fan_outlet"
+# A roller blind (two interlocked relays, a closed end stop) and a roller door (a pulse and a reed)
+# this check adds as covers, with their placements.
+COVER_DEVICES = [
+    {"id": "blind-up", "name": "Blind Up", "type": "relay", "gpio": {"chip": "main", "line": 20}},
+    {"id": "blind-down", "name": "Blind Down", "type": "relay", "gpio": {"chip": "main", "line": 21}},
+    {"id": "blind-bottom", "name": "Blind Bottom", "type": "input", "gpio": {"chip": "main", "line": 19, "debounce": "5ms"}},
+    {"id": "door-opener", "name": "Door Opener", "type": "pulse", "pulse": "200ms", "gpio": {"chip": "main", "line": 24}},
+    {"id": "door-closed", "name": "Door Closed", "type": "input", "gpio": {"chip": "main", "line": 25, "debounce": "5ms"}},
+]
+COVER_INTERLOCK = {"id": "blind", "devices": ["blind-up", "blind-down"], "deadTime": "300ms"}
+COVERS = [
+    {"id": "blind", "name": "Living Room Blind", "open": "blind-up", "close": "blind-down", "openTime": "4s",
+     "closeTime": "4s", "closed": "blind-bottom"},
+    {"id": "roller-door", "name": "Roller Door", "pulse": "door-opener", "travelTime": "3s", "closed": "door-closed"},
+]
+COVER_PLACEMENTS = [{"id": "blind", "control": "blind"}, {"id": "blind-stop", "control": "blind-stop"},
+                    {"id": "roller-door", "control": "roller-door"}]
 # What Home Assistant calls each entity: the device's name and the entity's; the fan is the main
 # feature of a device of its own ("Attic Fan", in the area Attic).
 FRIENDLY = {e: (f"{DEVICE_NAME} {name}" if name else "Attic Fan") for e, (_, name, _) in EXPECTED.items()}
@@ -531,6 +554,49 @@ class Check:
         self.daemon.cli("input", "contact", "inactive")
         eventually("and closed, off", lambda: self.state("binary_sensor.garage_pi_contact"), lambda s: s == "off", 5)
 
+    def covers(self):
+        print("Covers: a blind on two interlocked relays, a roller door on a pulse and a reed", flush=True)
+        blind, door = "cover.garage_pi_blind", "cover.garage_pi_roller_door"
+        expect((self.attributes(blind).get("device_class"), self.attributes(door).get("device_class")) == ("blind", "garage"),
+               "the blind is a cover of device class blind, the roller door one of class garage",
+               (self.attributes(blind), self.attributes(door)))
+        self.daemon.cli("input", "blind-bottom", "active")
+        eventually("switchboard input blind-bottom active (its closed end stop) shows the blind closed, at 0 %",
+                   lambda: (self.state(blind), self.attributes(blind).get("current_position")), lambda s: s == ("closed", 0), 5)
+        mark = self.daemon.log_mark()
+        self.ha.call("cover", "open_cover", entity_id=blind)
+        eventually("cover.open_cover runs it open: opening, its up relay on",
+                   lambda: (self.state(blind), "output blind-up: on" in self.daemon.cli("status")), lambda s: s == ("opening", True), 5)
+        expect("mqtt: cover blind OPEN performed" in self.daemon.log_since(mark), "through the placed toggle, logged performed",
+               self.daemon.log_since(mark))
+        self.daemon.cli("input", "blind-bottom", "inactive")
+        time.sleep(1)
+        self.ha.call("cover", "stop_cover", entity_id=blind)
+        # Home Assistant's covers have no stopped state: a cover stopped part-way is open, at its position.
+        eventually("cover.stop_cover stops it part-way: open at its estimated position, both relays off",
+                   lambda: (self.state(blind), self.attributes(blind).get("current_position"), self.daemon.cli("status")),
+                   lambda s: s[0] == "open" and isinstance(s[1], int) and 0 < s[1] < 100
+                   and "output blind-up: off" in s[2] and "output blind-down: off" in s[2], 5)
+        self.ha.call("cover", "set_cover_position", entity_id=blind, position=0)
+        eventually("cover.set_cover_position 0 closes it", lambda: self.state(blind), lambda s: s == "closing", 5)
+        self.daemon.cli("input", "blind-bottom", "active")
+        eventually("and its end stop reached stops it closed, at 0 %",
+                   lambda: (self.state(blind), self.attributes(blind).get("current_position"), "output blind-down: off" in self.daemon.cli("status")),
+                   lambda s: s == ("closed", 0, True), 5)
+        self.daemon.cli("input", "door-closed", "active")
+        eventually("the roller door's reed says closed", lambda: self.state(door), lambda s: s == "closed", 5)
+        mark = self.daemon.log_mark()
+        self.ha.call("cover", "open_cover", entity_id=door)
+        eventually("cover.open_cover pulses its opener", lambda: self.daemon.log_since(mark),
+                   lambda log: "mqtt: cover roller-door OPEN performed" in log, 5)
+        time.sleep(1)
+        expect(self.state(door) == "closed", "the pulse alone shows nothing moving: still closed", self.state(door))
+        self.daemon.cli("input", "door-closed", "inactive")
+        eventually("the reed seeing it leave shows it opening", lambda: self.state(door), lambda s: s == "opening", 5)
+        eventually("and open after its travel time", lambda: self.state(door), lambda s: s == "open", 8)
+        time.sleep(1)
+        self.expect_clean_log("after the covers")
+
     def wall_button(self):
         print("A wall push-button: its presses as events", flush=True)
         attributes = self.attributes("event.garage_pi_button_wall")
@@ -608,9 +674,9 @@ class Check:
                    lambda s: s == (None, False, []), timeout=10)
         kept = {"light.garage_pi_porch", "button.garage_pi_garage", OUTLET_ENTITY} | {e for e in EXPECTED if e.split(".")[1].startswith(
             ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_problems", "garage_pi_commands",
-             "garage_pi_contact", "garage_pi_button_wall"))}
+             "garage_pi_contact", "garage_pi_button_wall", "garage_pi_blind", "garage_pi_roller_door", "garage_pi_door_closed"))}
         expect(set(self.switchboard_entities()) == kept,
-               "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities, the wall button's and the node's own",
+               "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities, the wall button's, the covers' and the node's own",
                sorted(self.switchboard_entities()))
         time.sleep(1)
         self.expect_clean_log("at the end")
@@ -643,6 +709,7 @@ class Check:
             self.diagnostics()
             self.contact()
             self.wall_button()
+            self.covers()
             self.placements()
             self.reload()
             self.availability()
@@ -673,6 +740,10 @@ def main():
     configuration["devices"].append(CONTACT)
     configuration["placements"].append(OUTLET)
     configuration.setdefault("buttons", []).append(WALL)
+    configuration["devices"] += COVER_DEVICES
+    configuration.setdefault("interlocks", []).append(COVER_INTERLOCK)
+    configuration["covers"] = COVERS
+    configuration["placements"] += COVER_PLACEMENTS
     pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
 
     try:

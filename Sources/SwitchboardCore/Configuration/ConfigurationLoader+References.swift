@@ -102,13 +102,20 @@ extension ConfigurationLoader {
         validateHomeAssistant(configuration, &problems)
         validateButtons(configuration, &problems)
         validateSchedules(configuration, &problems)
+        validateCovers(configuration, &problems)
 
         for placement in configuration.placements {
             let path = "placements[\(placement.position)]"
             if swiftKinds.contains(placement.control) { continue }
+            if configuration.cover(ofKind: placement.control) != nil {
+                if placement.device != nil {
+                    problems.append(ConfigurationProblem("\(path).device", "\"\(placement.control)\" is a cover's control, which drives its cover; leave \"device\" out"))
+                }
+                continue
+            }
             if allowsUnknownKinds, configuration.control(placement.control) == nil { continue }
             guard let control = configuration.control(placement.control) else {
-                problems.append(ConfigurationProblem("\(path).control", "\"\(placement.control)\" is not a control; controls: \(list(configuration.controls.map(\.kind) + swiftKinds))"))
+                problems.append(ConfigurationProblem("\(path).control", "\"\(placement.control)\" is not a control; controls: \(list(configuration.controls.map(\.kind) + configuration.covers.flatMap { [$0.toggleKind, $0.stopKind] } + swiftKinds))"))
                 continue
             }
             if let device = placement.device {

@@ -85,6 +85,7 @@ public enum ConfigurationLoader {
         let extensions = readAll(root.array("extensions", &problems), "extensions", readExtension, &problems)
         let interlocks = readAll(root.array("interlocks", &problems), "interlocks", readInterlock, &problems)
         let pushButtons = readAll(root.array("buttons", &problems), "buttons", readButton, &problems)
+        let covers = readAll(root.array("covers", &problems), "covers", readCover, &problems)
         let homekit = root.value("homekit").flatMap { value -> HomeKitSettings? in
             if case .null = value { return nil }
             return readHomeKit(value, &problems)
@@ -94,7 +95,7 @@ public enum ConfigurationLoader {
         root.finish(&problems)
         var configuration = SwitchboardConfiguration(
             node: node, name: name, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
-            extensions: extensions, interlocks: interlocks, buttons: pushButtons, homekit: homekit
+            extensions: extensions, interlocks: interlocks, buttons: pushButtons, covers: covers, homekit: homekit
         )
         configuration.location = location
         configuration.schedules = schedules

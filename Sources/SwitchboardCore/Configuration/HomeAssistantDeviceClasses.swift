@@ -1,11 +1,11 @@
 /// The `device_class` values Home Assistant accepts for each kind of entity Switchboard announces
-/// (Home Assistant's `SwitchDeviceClass`, `ButtonDeviceClass` and `BinarySensorDeviceClass`; lights
+/// (Home Assistant's `SwitchDeviceClass`, `ButtonDeviceClass`, `CoverDeviceClass` and `BinarySensorDeviceClass`; lights
 /// and fans have none). Home Assistant refuses an entity whose class is not among its kind's, so
 /// devices.json is checked against these before anything is announced.
 enum HomeAssistantDeviceClasses {
     /// The Home Assistant entity kinds, by the name of their MQTT discovery component.
     enum Entity: String {
-        case `switch`, light, fan, button
+        case `switch`, light, fan, button, cover
         case binarySensor = "binary_sensor"
     }
 
@@ -15,6 +15,7 @@ enum HomeAssistantDeviceClasses {
         case .switch: ["outlet", "switch"]
         case .button: ["identify", "restart", "update"]
         case .light, .fan: []
+        case .cover: ["awning", "blind", "curtain", "damper", "door", "garage", "gate", "shade", "shutter", "window"]
         case .binarySensor: [
             "battery", "battery_charging", "carbon_monoxide", "cold", "connectivity", "door", "garage_door",
             "gas", "heat", "light", "lock", "moisture", "motion", "moving", "occupancy", "opening", "plug",

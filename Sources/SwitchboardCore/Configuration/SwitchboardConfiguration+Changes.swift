@@ -18,6 +18,7 @@ extension SwitchboardConfiguration {
         Self.compare("Action button", actionButtons, new.actionButtons, id: \.id, &lines)
         Self.compare("extension", extensions, new.extensions, id: \.id, &lines)
         Self.compare("button", buttons, new.buttons, id: \.id, &lines)
+        Self.compare("cover", covers, new.covers, id: \.id, &lines)
         lines += Self.interlockChanges(interlocks, new.interlocks)
         if location != new.location {
             lines.append(new.location == nil ? "location removed" : location == nil ? "location set" : "location changed (sunrise and sunset move)")

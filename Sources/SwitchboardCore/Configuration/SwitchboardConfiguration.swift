@@ -20,6 +20,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var interlocks: [InterlockSettings] = []
     /// Push-buttons with short, double and long presses, each performing a placed control.
     public var buttons: [ButtonSettings] = []
+    /// Blinds, shutters and garage doors, each with its toggle and stop controls.
+    public var covers: [CoverSettings] = []
     /// The HomeKit bridge, if any (``HomeKitSettings``).
     public var homekit: HomeKitSettings? = nil
     /// Where the node is, for schedules at sunrise and sunset.
@@ -31,6 +33,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public func interlock(of device: String) -> InterlockSettings? { interlocks.first { $0.devices.contains(device) } }
 
     public func device(_ id: String) -> DeviceSettings? { devices.first { $0.id == id } }
+    /// The cover whose toggle or stop button is control `kind`, if any.
+    public func cover(ofKind kind: String) -> CoverSettings? { covers.first { $0.toggleKind == kind || $0.stopKind == kind } }
     public func control(_ kind: String) -> ControlSettings? { controls.first { $0.kind == kind } }
 }
 

@@ -15,6 +15,8 @@ public struct NodeParts: Sendable {
     let clock: AnyClock
     /// What went wrong with the node beyond this configuration, for the MQTT diagnostics.
     let problems: @Sendable () -> [String]
+    /// The blinds, shutters and garage doors.
+    var covers: CoverService? = nil
 
     /// The device a placement of devices.json drives: its control's, or the one devices.json
     /// chose for it; nil for a placement made at run time or a control without one device.

@@ -10,6 +10,8 @@ public final class NodeRuntime: Sendable {
     public let hub: DeviceHub
     public let center: ControlCenter
     public let autoOff: AutoOffService
+    /// The blinds, shutters and garage doors, with their controls.
+    public let covers: CoverService
     public let handler: ControlCommandHandler
     /// Which Swift control kinds read which devices, so that they follow them.
     public let readers = DeviceReaders()
@@ -60,7 +62,10 @@ public final class NodeRuntime: Sendable {
         do {
             autoOff = AutoOffService(clock: clock)
             center = ControlCenter(clock: clock, bundleName: configuration.node)
-            try await center.register(ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + extraControls)
+            covers = CoverService(configuration: configuration, hub: hub, remembering: known, clock: clock)
+            try await center.register(
+                ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + CoverControls.definitions(configuration, covers: covers) + extraControls
+            )
             handler = ControlCommandHandler(center: center, authenticatesEveryCommand: true)
             var buttons: [String: ActionButtonService] = [:]
             for button in configuration.actionButtons {
@@ -162,7 +167,7 @@ public final class NodeRuntime: Sendable {
     }
 
     /// What of the node its MQTT bridge works with (``NodeParts``).
-    var parts: NodeParts { NodeParts(configuration: configuration, hub: hub, center: center, homeAssistantRecord: homeAssistantRecord, clock: clock, problems: problems) }
+    var parts: NodeParts { NodeParts(configuration: configuration, hub: hub, center: center, homeAssistantRecord: homeAssistantRecord, clock: clock, problems: problems, covers: covers) }
 
     /// Saves the placements that differ from devices.json, and the lock state.
     public func persistRuntimeState() async throws { try await parts.persistRuntimeState() }
@@ -184,6 +189,8 @@ public final class NodeRuntime: Sendable {
             let devices = Set([control.device, control.stateDevice].compactMap { $0 } + control.devices)
             for device in devices { kinds[device, default: []].append(control.kind) }
         }
+        // A cover announces its changes under its own id.
+        for cover in configuration.covers { kinds[cover.id, default: []] += [cover.toggleKind, cover.stopKind] }
         return kinds
     }
 
@@ -235,6 +242,10 @@ public final class NodeRuntime: Sendable {
         })
         if !configuration.schedules.isEmpty {
             services.append(ServiceGroup.Entry("schedules", stop: .cancellation, returnStopsGroup: false) { [schedules] in await schedules.run() })
+        }
+        if !covers.covers.isEmpty {
+            let covers = self.covers
+            services.append(ServiceGroup.Entry("covers", stop: .cancellation, returnStopsGroup: false) { await covers.run(log: log) })
         }
         for button in actionButtons.values.sorted(by: { $0.settings.id < $1.settings.id }) {
             let announcements = button.announcements.subscribe()

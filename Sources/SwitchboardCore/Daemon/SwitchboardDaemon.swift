@@ -364,7 +364,8 @@ public final class SwitchboardDaemon: Sendable {
         // its lines are handed over or released: nothing is torn down under a task still using it.
         await old.servicesEnded()
         // What the node knows of other systems' devices stays known where nothing changed them.
-        let known = old.hub.remoteKnowledge
+        var known = old.hub.remoteKnowledge
+        known.coverPositions = old.covers.positions
         // Output lines stay requested throughout.
         let handover = old.shutdown(handingOverTo: configuration)
         defer { handover.releaseRest() }

@@ -8,6 +8,9 @@ public struct RemoteKnowledge: Sendable {
     var settings: [String: DeviceSettings]
     var values: [String: Bool]
     var unavailable: [String: String]
+    /// Where each motor cover was, with its settings then: a reload that leaves a cover alone
+    /// keeps its position.
+    var coverPositions: [String: (settings: CoverSettings, position: Int)] = [:]
 
     /// Nothing known: a node's first configuration.
     public static let none = RemoteKnowledge(settings: [:], values: [:], unavailable: [:])

@@ -147,7 +147,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The messages that remove a placed control's entities, whatever their component.
     public func removals(for id: String) -> [Message] {
-        ["switch/\(node)/\(id)", "light/\(node)/\(id)", "fan/\(node)/\(id)", "button/\(node)/\(id)", "select/\(node)/\(id)_device"].map {
+        ["switch/\(node)/\(id)", "light/\(node)/\(id)", "fan/\(node)/\(id)", "button/\(node)/\(id)", "cover/\(node)/\(id)", "select/\(node)/\(id)_device"].map {
             Message(topic: "\(prefix)/\($0)/config", payload: nil)
         }
     }

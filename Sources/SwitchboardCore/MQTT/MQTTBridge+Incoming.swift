@@ -20,6 +20,8 @@ extension MQTTBridge {
             }
         } else if message.topic == topics.lockSet {
             await handleLock(message)
+        } else if let id = topics.coverID(inSet: message.topic) {
+            await handleCoverCommand(message, id: id)
         } else if let discovery, message.topic == discovery.prefix + "/status" {
             if message.text == "online" {
                 log(.info, "mqtt: Home Assistant is online; republishing discovery and state")

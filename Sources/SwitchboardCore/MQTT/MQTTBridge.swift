@@ -247,6 +247,7 @@ public final class MQTTBridge: Sendable {
         let followed = runtime.configuration.devices.flatMap { $0.mqtt?.stateTopics.map(\.topic) ?? [] }
             + Array(Set(availabilityDevices.keys)).sorted() + remoteRoutes.filters
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters + followed
+        if !runtime.configuration.covers.isEmpty { filters.append(topics.coverSet("+")) }
         // Its own discovery too: what another client writes there is set right.
         if let discovery { filters += [discovery.prefix + "/status", discovery.ownFilter] }
         connection.setSubscriptions(filters, qos: 1)
@@ -506,6 +507,13 @@ public final class MQTTBridge: Sendable {
         let parameters = (try? await runtime.center.parameters(ofKind: presentation.kind)) ?? []
         let devices = parameters.count == 1 ? parameters[0].options : []
         guard !showsOnlyAnInput(presentation) else { return [] }
+        // A cover is one `cover` entity, for its toggle; its stop button is that entity's stop.
+        if let cover = runtime.configuration.cover(ofKind: presentation.kind) {
+            guard let id = presentation.id, presentation.space == .controlCenter, presentation.kind == cover.toggleKind else { return [] }
+            let message = discovery.coverMessage(for: cover, placement: id, settings: entitySettings(presentation))
+            publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
+            return [message.topic]
+        }
         let messages = discovery.messages(for: presentation, devices: devices, settings: entitySettings(presentation), followsStale: followsDeviceHealth(presentation))
         if let id = presentation.id, let entity = messages.first?.payload {
             state.withLock { $0.announcedEntities[id] = Array(entity.jsonLine.utf8) }

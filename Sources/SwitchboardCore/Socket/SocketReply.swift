@@ -31,6 +31,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var extensions: [String]?
     /// Each push-button of `buttons[]`: what its presses do and its last press, for `status`.
     public var buttons: [String]?
+    /// Each cover: what it is doing and where (`blind: stopped at 50 %`), for `status`.
+    public var covers: [String]?
     /// The HomeKit bridge, for `status` and `homekit` (absent: no `homekit` block).
     public var homekit: HomeKitBridge.Report?
     /// Each schedule: its rule, next run, last run and what it did, for `status`.
@@ -43,7 +45,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, homekit, schedules
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules
     }
 
     public init(from decoder: any Decoder) throws {
@@ -59,6 +61,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         inputs = try container.decodeIfPresent([DeviceValue].self, forKey: .inputs)
         extensions = try container.decodeIfPresent([String].self, forKey: .extensions)
         buttons = try container.decodeIfPresent([String].self, forKey: .buttons)
+        covers = try container.decodeIfPresent([String].self, forKey: .covers)
         homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
         schedules = try container.decodeIfPresent([String].self, forKey: .schedules)
     }
@@ -76,6 +79,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(inputs, forKey: .inputs)
         try container.encodeIfPresent(extensions, forKey: .extensions)
         try container.encodeIfPresent(buttons, forKey: .buttons)
+        try container.encodeIfPresent(covers, forKey: .covers)
         try container.encodeIfPresent(homekit, forKey: .homekit)
         try container.encodeIfPresent(schedules, forKey: .schedules)
     }

@@ -273,6 +273,8 @@ struct SocketSession {
                 socketReply.buttons = buttons.isEmpty ? nil : buttons
                 let schedules = runtime.schedules.summaries
                 socketReply.schedules = schedules.isEmpty ? nil : schedules
+                let covers = runtime.covers.summaries
+                socketReply.covers = covers.isEmpty ? nil : covers
                 socketReply.homekit = daemon.homekit.withLock { $0 }?.report(withSetupCode: false)
             default:
                 break
