@@ -32,6 +32,13 @@ struct CoverDaemonTests {
     }
     """#
 
+    /// The blind with travel times and a dead time long enough that the CLI's steps between
+    /// them (a few hundred milliseconds each under a sanitizer on a loaded machine) cannot
+    /// outlast them.
+    static let slowBlind = configuration
+        .replacingOccurrences(of: #""openTime": "4s", "closeTime": "4s""#, with: #""openTime": "30s", "closeTime": "30s""#)
+        .replacingOccurrences(of: #""deadTime": "1s""#, with: #""deadTime": "3s""#)
+
     func shown(_ daemon: DaemonHarness, _ id: String) async throws -> ControlPresentation? {
         let result = await daemon.cli(["center", "--json"])
         try #require(result.status == 0, "\(result.stderr)")
@@ -43,7 +50,7 @@ struct CoverDaemonTests {
     }
 
     @Test func aBlindOpensStopsAndClosesToItsEndStopThroughTheCLI() async throws {
-        let daemon = try DaemonHarness(configuration: Self.configuration)
+        let daemon = try DaemonHarness(configuration: Self.slowBlind)
         try await daemon.start()
         #expect(try await shown(daemon, "blind")?.valueText == "Stopped", "no end stop active: the position is not known")
         #expect(await daemon.cli(["input", "blind-bottom", "active"]).status == 0)
@@ -94,7 +101,7 @@ struct CoverDaemonTests {
     }
 
     @Test func reversingAMovingBlindWaitsTheDeadTimeWithBothRelaysOff() async throws {
-        let daemon = try DaemonHarness(configuration: Self.configuration)
+        let daemon = try DaemonHarness(configuration: Self.slowBlind)
         try await daemon.start()
         #expect(await daemon.cli(["input", "blind-bottom", "active"]).status == 0)
         #expect(await daemon.waitUntil { (try? await shown(daemon, "blind")?.valueText) == "Closed" })
@@ -102,7 +109,7 @@ struct CoverDaemonTests {
         #expect(await daemon.cli(["input", "blind-bottom", "inactive"]).status == 0)
         try await Task.sleep(for: .seconds(1))
         #expect(await daemon.cli(["off", "blind"]).status == 0)
-        // Within the 1 s dead time: both off.
+        // Within the 3 s dead time: both off.
         #expect(await outputs(daemon) == "output blind-up: off, output blind-down: off")
         #expect(await daemon.waitUntil { await outputs(daemon) == "output blind-up: off, output blind-down: on" })
         #expect(await daemon.signal(SIGTERM) == 0)
