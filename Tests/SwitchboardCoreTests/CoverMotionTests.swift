@@ -59,6 +59,18 @@ import Testing
         #expect(blind.nextWake == nil)
     }
 
+    @Test func theEndStopItLeavesSeenLateNeitherStopsNorMovesTheRun() throws {
+        var blind = CoverMotion(timing: timing, position: nil)
+        #expect(try blind.perform(.open, at: at(0)) == .run(.opening))
+        // The closed end stop's contact, seen just after the open began: the blind is there now.
+        #expect(blind.reached(.closed, at: at(100)) == nil, "opening away from it goes on")
+        #expect(blind.direction == .opening)
+        #expect(blind.shownPosition(at: at(10_100)) == 50, "counted from the closed end at 100 ms")
+        #expect(blind.advance(to: at(20_099)) == nil)
+        #expect(blind.advance(to: at(20_100)) == .stop)
+        #expect(blind.shownPosition(at: at(20_100)) == 100)
+    }
+
     @Test func anEndStopAtTheFarEndIsWaitedForThenStops() throws {
         var blind = CoverMotion(timing: CoverMotion.Timing(openTime: .seconds(20), closeTime: .seconds(10), endStops: [.opened]), position: 0)
         _ = try blind.perform(.open, at: at(0))

@@ -125,13 +125,20 @@ public struct CoverMotion: Sendable, Equatable {
     }
 
     /// An end-stop contact closed at `now`: the position is that end's exactly, and a motor
-    /// running towards it stops.
+    /// running towards it stops. One running away from it (the contact's change was seen just
+    /// after the command to leave that end) runs on, its travel counted from that end now.
     public mutating func reached(_ end: EndStop, at now: OffsetInstant) -> Drive? {
-        let drive: Drive? = run == nil ? nil : .stop
+        let at: Double = end == .opened ? 100 : 0
+        let towards: Direction = end == .opened ? .opening : .closing
+        if let waiting, waiting.direction == towards { self.waiting = nil }
+        anchor = at
+        guard let running = run else { return nil }
+        guard running.direction == towards else {
+            run = Run(direction: running.direction, since: now, from: at, target: running.target)
+            return nil
+        }
         run = nil
-        if let waiting, waiting.direction == (end == .opened ? .opening : .closing) { self.waiting = nil }
-        anchor = end == .opened ? 100 : 0
-        return drive
+        return .stop
     }
 
     /// Moves time on to `now`: a run whose target is reached stops; a run waiting out the dead
