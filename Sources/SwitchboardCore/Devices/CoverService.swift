@@ -14,7 +14,6 @@ public final class CoverService: Sendable {
 
     private struct State {
         var machines: [String: Machine] = [:]
-        var armed: OffsetInstant?
     }
 
     public let covers: [String: CoverSettings]
@@ -202,6 +201,7 @@ public final class CoverService: Sendable {
                   (try? hub.value(of: open)) == true || (try? hub.value(of: close)) == true else { continue }
             do { try await apply(.stop, to: cover) } catch { log(.error, "cover \(cover.id): \(error)") }
         }
+        var alarm = WakeAlarm(clock: clock, ringing: wake)
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await device in changes { await self.inputChanged(device) }
@@ -210,7 +210,6 @@ public final class CoverService: Sendable {
                 for id in covers.keys.sorted() { await tick(id, log: log) }
                 let now = clock.now
                 let next = state.withLock { state -> OffsetInstant? in
-                    if let armed = state.armed, armed <= now { state.armed = nil }
                     let wakes = state.machines.values.compactMap { machine -> OffsetInstant? in
                         switch machine {
                         case .motor(let motion):
@@ -221,18 +220,9 @@ public final class CoverService: Sendable {
                             return door.nextWake(after: now)
                         }
                     }
-                    guard let next = wakes.min() else { return nil }
-                    if let armed = state.armed, armed <= next { return nil }
-                    state.armed = next
-                    return next
+                    return wakes.min()
                 }
-                if let next {
-                    let clock = self.clock, wake = self.wake
-                    group.addTask {
-                        guard (try? await clock.sleep(until: next)) != nil else { return }
-                        wake.ring()
-                    }
-                }
+                if let next, let sleep = alarm.arm(at: next) { group.addTask(operation: sleep) }
             }
         }
     }

@@ -17,8 +17,6 @@ public final class ScheduleService: Sendable {
         var timetable: ScheduleTimetable
         /// What each schedule's last run did.
         var outcomes: [String: String]
-        /// The wall-clock instant a sleeping timer will wake at, if one sleeps.
-        var armed: Date?
     }
 
     /// The longest single sleep, after which the wall clock is read again.
@@ -123,29 +121,14 @@ public final class ScheduleService: Sendable {
     /// Runs until cancelled: fires each schedule when it is due.
     public func run() async {
         wake.ring()
+        var alarm = WakeAlarm(clock: clock, ringing: wake)
         await withDiscardingTaskGroup { group in
             for await _ in wake {
-                let now = wallClock()
-                let due = state.withLock { state -> [(id: String, instant: Date)] in
-                    if let armed = state.armed, armed <= now { state.armed = nil }
-                    return state.timetable.takeDue(at: now)
-                }
+                let due = state.withLock { $0.timetable.takeDue(at: wallClock()) }
                 for (id, instant) in due { await fire(id, due: instant) }
-                let sleep = state.withLock { state -> (until: Date, for: Duration)? in
-                    guard let next = state.timetable.nextWake else { return nil }
-                    if let armed = state.armed, armed <= next { return nil }
-                    let now = wallClock()
-                    let wait = min(Self.longestSleep, .milliseconds(Int64(max(0, next.timeIntervalSince(now)) * 1000) + 1))
-                    state.armed = now.addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
-                    return (state.armed!, wait)
-                }
-                if let sleep {
-                    let clock = self.clock, wake = self.wake
-                    group.addTask {
-                        guard (try? await clock.sleep(for: sleep.for)) != nil else { return }
-                        wake.ring()
-                    }
-                }
+                guard let next = state.withLock({ $0.timetable.nextWake }) else { continue }
+                let wait = min(Self.longestSleep, .milliseconds(Int64(max(0, next.timeIntervalSince(wallClock())) * 1000) + 1))
+                if let sleep = alarm.arm(at: clock.now.advanced(by: wait)) { group.addTask(operation: sleep) }
             }
         }
     }
