@@ -17,6 +17,8 @@ public final class ScheduleService: Sendable {
         var timetable: ScheduleTimetable
         /// What each schedule's last run did.
         var outcomes: [String: String]
+        /// The schedules whose last run had an action refused or failed.
+        var refused: Set<String>
     }
 
     /// The longest single sleep, after which the wall clock is read again.
@@ -49,7 +51,7 @@ public final class ScheduleService: Sendable {
             configuration.schedules.map { ($0.id, $0.rule) }, now: wallClock(),
             lastFired: runs.mapValues { Date(timeIntervalSince1970: $0.at) }, paused: Set(persisted.pausedSchedules ?? [])
         )
-        state = Locked(State(timetable: timetable, outcomes: runs.mapValues(\.outcome)))
+        state = Locked(State(timetable: timetable, outcomes: runs.mapValues(\.outcome), refused: Set(runs.filter { $0.value.refused == true }.keys)))
         actions = Dictionary(configuration.schedules.map { ($0.id, $0.actions) }, uniquingKeysWith: { first, _ in first })
         self.runner = runner
         self.clock = AnyClock(clock)
@@ -109,6 +111,18 @@ public final class ScheduleService: Sendable {
         }
     }
 
+    /// One line per schedule whose last run had an action refused or failed, for `status`'s
+    /// warnings and `health`: a schedule that did not do what it is there for is a problem until
+    /// a run of it works ("schedule lights-out: its run at … UTC was refused: press all-off: …").
+    public var problems: [String] {
+        state.withLock { state in
+            state.timetable.entries.compactMap { entry in
+                guard state.refused.contains(entry.id), let last = entry.lastFired else { return nil }
+                return "schedule \(entry.id): its run at \(Self.format(last)) did not do everything: \(state.outcomes[entry.id] ?? "?")"
+            }
+        }
+    }
+
     /// An instant as `2026-12-15 14:55:02 UTC` (UTC, so that it reads the same on every node).
     static func format(_ instant: Date) -> String {
         let seconds = Int(instant.timeIntervalSince1970.rounded(.down))
@@ -143,10 +157,14 @@ public final class ScheduleService: Sendable {
         }
         let outcomes = await runner.run(actions[id] ?? [])
         let text = outcomes.isEmpty ? "nothing to do" : outcomes.map(\.description).joined(separator: "; ")
-        state.withLock { $0.outcomes[id] = text }
+        let refused = !outcomes.allSatisfy(\.performed)
+        state.withLock { state in
+            state.outcomes[id] = text
+            if refused { state.refused.insert(id) } else { state.refused.remove(id) }
+        }
         save { state in
             var runs = state.scheduleRuns ?? [:]
-            runs[id] = ScheduleRunRecord(at: instant.timeIntervalSince1970, outcome: text)
+            runs[id] = ScheduleRunRecord(at: instant.timeIntervalSince1970, outcome: text, refused: refused)
             state.scheduleRuns = runs
         }
         log(outcomes.allSatisfy(\.performed) ? .info : .warning, "schedule \(id): \(text)")
