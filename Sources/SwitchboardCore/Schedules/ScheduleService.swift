@@ -19,7 +19,12 @@ public final class ScheduleService: Sendable {
         var outcomes: [String: String]
         /// The schedules whose last run had an action refused or failed.
         var refused: Set<String>
+        /// The wall-clock instant up to which due runs were taken.
+        var checkedUntil: Date?
     }
+
+    /// The longest gap a reload's hand-over catches up (a run due while the node reloaded).
+    static let longestCatchUp: TimeInterval = 600
 
     /// The longest single sleep, after which the wall clock is read again.
     static let longestSleep = Duration.seconds(60)
@@ -38,20 +43,25 @@ public final class ScheduleService: Sendable {
     /// - Parameters:
     ///   - zone: the node's time zone (the system's: `TZ`, else `/etc/localtime`).
     ///   - persisted: the state file's record of last runs and pauses.
+    ///   - checkedSince: on a reload, the instant up to which the previous configuration's
+    ///     schedules were checked (``checkedUntil``): a run due since then fires at once (a run
+    ///     recorded in `persisted` never fires twice).
     ///   - save: changes the state file.
     public init(
-        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, runner: ActionRunner,
+        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, checkedSince: Date? = nil, runner: ActionRunner,
         clock: some Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Date = { Date() },
         save: @escaping @Sendable (_ change: (inout PersistedState) -> Void) -> Void, log: Log
     ) {
         let location = configuration.location.map { (latitude: $0.latitude, longitude: $0.longitude) }
         var timetable = ScheduleTimetable(calendar: ScheduleCalendar(zone: zone, location: location))
         let runs = persisted.scheduleRuns ?? [:]
+        let now = wallClock()
+        let from = checkedSince.map { min(now, max($0, now.addingTimeInterval(-Self.longestCatchUp))) } ?? now
         timetable.replace(
-            configuration.schedules.map { ($0.id, $0.rule) }, now: wallClock(),
+            configuration.schedules.map { ($0.id, $0.rule) }, now: from,
             lastFired: runs.mapValues { Date(timeIntervalSince1970: $0.at) }, paused: Set(persisted.pausedSchedules ?? [])
         )
-        state = Locked(State(timetable: timetable, outcomes: runs.mapValues(\.outcome), refused: Set(runs.filter { $0.value.refused == true }.keys)))
+        state = Locked(State(timetable: timetable, outcomes: runs.mapValues(\.outcome), refused: Set(runs.filter { $0.value.refused == true }.keys), checkedUntil: from))
         actions = Dictionary(configuration.schedules.map { ($0.id, $0.actions) }, uniquingKeysWith: { first, _ in first })
         self.runner = runner
         self.clock = AnyClock(clock)
@@ -86,6 +96,10 @@ public final class ScheduleService: Sendable {
         wake.ring()
         return true
     }
+
+    /// The wall-clock instant up to which due runs were taken, for the next configuration's
+    /// schedules on a reload.
+    public var checkedUntil: Date? { state.withLock { $0.checkedUntil } }
 
     /// The schedule ids, in devices.json's order.
     public var ids: [String] { state.withLock { $0.timetable.entries.map(\.id) } }
@@ -138,7 +152,11 @@ public final class ScheduleService: Sendable {
         var alarm = WakeAlarm(clock: clock, ringing: wake)
         await withDiscardingTaskGroup { group in
             for await _ in wake {
-                let due = state.withLock { $0.timetable.takeDue(at: wallClock()) }
+                let now = wallClock()
+                let due = state.withLock { state in
+                    state.checkedUntil = now
+                    return state.timetable.takeDue(at: now)
+                }
                 for (id, instant) in due { await fire(id, due: instant) }
                 guard let next = state.withLock({ $0.timetable.nextWake }) else { continue }
                 let wait = min(Self.longestSleep, .milliseconds(Int64(max(0, next.timeIntervalSince(wallClock())) * 1000) + 1))
