@@ -37,6 +37,30 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var homekit: HomeKitBridge.Report?
     /// Each schedule: its rule, next run, last run and what it did, for `status`.
     public var schedules: [String]?
+    /// The devices of other systems and nodes that no placed control shows, for `status` and `health`.
+    public var otherDevices: [OtherDevice]?
+
+    /// A device of another system or node, as `status` lists it.
+    public struct OtherDevice: Sendable, Codable, Equatable, CustomStringConvertible {
+        public var id: String
+        public var name: String
+        /// Its last value; nil while not known.
+        public var value: Bool?
+        /// Why it is stale; nil while it is not.
+        public var stale: String?
+
+        public init(id: String, name: String, value: Bool?, stale: String?) {
+            self.id = id
+            self.name = name
+            self.value = value
+            self.stale = stale
+        }
+
+        /// `plug Desk Plug: on`, `plug Desk Plug: unknown (stale): offline: …`.
+        public var description: String {
+            "\(id) \(name): \(value.map { $0 ? "on" : "off" } ?? "unknown")" + (stale.map { " (stale): \($0)" } ?? "")
+        }
+    }
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -45,7 +69,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules, otherDevices
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +88,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         covers = try container.decodeIfPresent([String].self, forKey: .covers)
         homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
         schedules = try container.decodeIfPresent([String].self, forKey: .schedules)
+        otherDevices = try container.decodeIfPresent([OtherDevice].self, forKey: .otherDevices)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -82,6 +107,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(covers, forKey: .covers)
         try container.encodeIfPresent(homekit, forKey: .homekit)
         try container.encodeIfPresent(schedules, forKey: .schedules)
+        try container.encodeIfPresent(otherDevices, forKey: .otherDevices)
     }
 
     // The control reply's fields, read through.

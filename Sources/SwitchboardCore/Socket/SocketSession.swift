@@ -275,6 +275,8 @@ struct SocketSession {
                 socketReply.schedules = schedules.isEmpty ? nil : schedules
                 let covers = runtime.covers.summaries
                 socketReply.covers = covers.isEmpty ? nil : covers
+                let others = await runtime.parts.unshownRemoteDevices()
+                socketReply.otherDevices = others.isEmpty ? nil : others
                 socketReply.homekit = daemon.homekit.withLock { $0 }?.report(withSetupCode: false)
             default:
                 break
