@@ -24,6 +24,7 @@ extension SwitchboardConfiguration {
             lines.append(new.location == nil ? "location removed" : location == nil ? "location set" : "location changed (sunrise and sunset move)")
         }
         lines += Self.scheduleChanges(schedules, new.schedules)
+        Self.compare("automation", automations, new.automations, id: \.id, &lines)
         return lines
     }
 

@@ -37,6 +37,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var homekit: HomeKitBridge.Report?
     /// Each schedule: its rule, next run, last run and what it did, for `status`.
     public var schedules: [String]?
+    /// Each automation: what it does, its run in progress, its last run and why, for `status`.
+    public var automations: [String]?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -45,7 +47,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules, automations
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +66,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         covers = try container.decodeIfPresent([String].self, forKey: .covers)
         homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
         schedules = try container.decodeIfPresent([String].self, forKey: .schedules)
+        automations = try container.decodeIfPresent([String].self, forKey: .automations)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -82,6 +85,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(covers, forKey: .covers)
         try container.encodeIfPresent(homekit, forKey: .homekit)
         try container.encodeIfPresent(schedules, forKey: .schedules)
+        try container.encodeIfPresent(automations, forKey: .automations)
     }
 
     // The control reply's fields, read through.

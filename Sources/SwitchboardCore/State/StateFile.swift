@@ -37,6 +37,10 @@ public struct PersistedState: Sendable, Codable, Equatable {
     public var scheduleRuns: [String: ScheduleRunRecord]?
     /// The schedules paused with `switchboard schedule pause`.
     public var pausedSchedules: [String]?
+    /// Automation id → its last run: when it started and what it did (``AutomationService``).
+    public var automationRuns: [String: ScheduleRunRecord]?
+    /// The automations paused with `switchboard automation pause`.
+    public var pausedAutomations: [String]?
 
     public init() {}
 }
