@@ -234,10 +234,20 @@ public final class AutomationService: Sendable {
     /// nothing), then runs the automations events start. Values and presses are given to
     /// ``valueChanged(_:to:text:)`` and ``pressed(_:_:)`` (``run(following:buttons:)`` does).
     public func run(values value: @escaping @Sendable (String) async -> Bool?) async {
+        await takeValues(value)
+        await serve()
+    }
+
+    /// Takes each placement's value as it is now: it starts nothing.
+    func takeValues(_ value: @escaping @Sendable (String) async -> Bool?) async {
         for placement in placements {
             let current = await value(placement)
             state.withLock { $0.triggers.seed(placement, current) }
         }
+    }
+
+    /// Runs the automations events start, until cancelled.
+    func serve() async {
         await withDiscardingTaskGroup { group in
             // Ends when the task running the service is cancelled.
             for await request in requests {

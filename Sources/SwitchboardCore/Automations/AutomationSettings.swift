@@ -8,12 +8,18 @@ public struct AutomationSettings: PositionedSettings {
     /// All must hold when the trigger fires; empty: always.
     public var conditions: [AutomationCondition]
     public var steps: [AutomationStep]
+    /// Each condition's and step's index in devices.json's `if` and `do`, for messages (one that
+    /// could not be read leaves a gap).
+    var conditionIndices: [Int]
+    var stepIndices: [Int]
 
     public init(id: String, trigger: AutomationTrigger, conditions: [AutomationCondition] = [], steps: [AutomationStep]) {
         self.id = id
         self.trigger = trigger
         self.conditions = conditions
         self.steps = steps
+        conditionIndices = Array(conditions.indices)
+        stepIndices = Array(steps.indices)
     }
 
     /// The automation as text: `when door becomes on, if porch is off, between 18:00 and 06:00: on hall, wait 5m, off hall`.

@@ -16,18 +16,21 @@ extension ConfigurationLoader {
             problems.append(ConfigurationProblem(reader.child("when"), "is required: what starts the automation, such as {\"control\": \"door\", \"becomes\": true} or {\"button\": \"hall\", \"press\": \"short\"}"))
         }
         let conditions = reader.array("if", &problems).enumerated().compactMap { index, value in
-            readCondition(value, at: "\(reader.child("if"))[\(index)]", &problems)
+            readCondition(value, at: "\(reader.child("if"))[\(index)]", &problems).map { (index, $0) }
         }
         let given = reader.value("do")
         let steps = reader.array("do", &problems).enumerated().compactMap { index, value in
-            readStep(value, at: "\(reader.child("do"))[\(index)]", &problems)
+            readStep(value, at: "\(reader.child("do"))[\(index)]", &problems).map { (index, $0) }
         }
         if given == nil || given == .null || given == .array([]) {
             problems.append(ConfigurationProblem(reader.child("do"), "is required: what the automation does, such as [{\"set\": \"hall\", \"value\": true}]"))
         }
         reader.finish(&problems)
         guard let trigger else { return nil }
-        return AutomationSettings(id: id, trigger: trigger, conditions: conditions, steps: steps)
+        var automation = AutomationSettings(id: id, trigger: trigger, conditions: conditions.map(\.1), steps: steps.map(\.1))
+        automation.conditionIndices = conditions.map(\.0)
+        automation.stepIndices = steps.map(\.0)
+        return automation
     }
 
     /// `{"control": id, "becomes": bool}` (becomes optional) or `{"button": id, "press": "short"|"double"|"long"}`.
@@ -136,7 +139,7 @@ extension ConfigurationLoader {
                     problems.append(ConfigurationProblem("\(path).when.button", "\"\(id)\" is not a button of \"buttons\"; buttons: \(buttons.isEmpty ? "none" : buttons.joined(separator: ", "))"))
                 }
             }
-            for (index, condition) in automation.conditions.enumerated() {
+            for (index, condition) in zip(automation.conditionIndices, automation.conditions) {
                 switch condition {
                 case .control(let placement, _):
                     if let why = unreadable(placement) { problems.append(ConfigurationProblem("\(path).if[\(index)].control", why)) }
@@ -146,7 +149,7 @@ extension ConfigurationLoader {
                     }
                 }
             }
-            for (index, step) in automation.steps.enumerated() {
+            for (index, step) in zip(automation.stepIndices, automation.steps) {
                 guard let action = step.action else { continue }
                 let here = "\(path).do[\(index)]"
                 validateAction(action, at: here, configuration, placements, &problems)
