@@ -100,3 +100,47 @@ struct AutomationDaemonTests {
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 }
+
+/// A device of another system (a Tasmota plug: a stand-in publishing on a real broker) starts an
+/// automation on the node when its state changes; its retained state, which arrives after the
+/// node started, does not.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct AutomationOverMQTTTests {
+    static func configuration(port: Int) -> String {
+        #"""
+        {
+          "node": "house",
+          "mqtt": { "host": "127.0.0.1", "port": \#(port), "discovery": false },
+          "chips": [ { "id": "main", "chip": "header" } ],
+          "devices": [
+            { "id": "hall", "name": "Hall Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } },
+            { "id": "plug", "name": "Desk Plug", "type": "mqtt", "mqtt": {
+                "stateTopic": "stat/desk/POWER", "commandTopic": "cmnd/desk/POWER", "onValue": "ON", "offValue": "OFF" } }
+          ],
+          "controls": [ { "kind": "hall", "template": "toggle", "device": "hall" }, { "kind": "plug", "template": "toggle", "device": "plug" } ],
+          "placements": [ { "id": "hall", "control": "hall" }, { "id": "plug", "control": "plug" } ],
+          "automations": [ { "id": "hall-with-desk", "when": { "control": "plug", "becomes": true }, "do": [ { "set": "hall", "value": true } ] } ]
+        }
+        """#
+    }
+
+    @Test func anotherSystemsDeviceTurningOnSwitchesARelayButItsRetainedStateDoesNot() async throws {
+        let broker = try MosquittoBroker()
+        let tasmota = try await MQTTObserver(port: broker.port, filter: "cmnd/#")
+        tasmota.publish("stat/desk/POWER", "ON", retain: true)
+        let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("control plug Desk Plug On\n") }, "\(daemon.log)")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await DaemonEndToEndTests().outputs(daemon) == ["hall": false], "the retained state started nothing")
+        #expect(await daemon.cli(["status"]).stdout.contains("automation hall-with-desk: when plug becomes on: on hall; last none yet\n"))
+
+        tasmota.publish("stat/desk/POWER", "OFF")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("control plug Desk Plug Off\n") }, "\(daemon.log)")
+        tasmota.publish("stat/desk/POWER", "ON")
+        #expect(await daemon.waitUntil { (try? await DaemonEndToEndTests().outputs(daemon))?["hall"] == true }, "\(daemon.log)")
+        let status = await daemon.cli(["status"]).stdout
+        #expect(status.contains(" UTC: plug became On: on hall: performed (On)\n"), "\(status)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+}

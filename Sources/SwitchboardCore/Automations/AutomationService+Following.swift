@@ -2,13 +2,14 @@ import ControlKitCore
 
 extension AutomationService {
     /// Follows `center`'s presentations and `buttons`' presses, and runs the automations they
-    /// start, until cancelled. The values the placements show when it starts start nothing.
+    /// start, until cancelled. The values the placements show when it starts start nothing, nor
+    /// does a control's first value after it was stale (unknown, offline).
     public func run(following center: ControlCenter, buttons: [ButtonService]) async {
         let observation = center.observeChanges { [weak self] change in
             switch change {
             case .presentation(let presentation):
                 guard let id = presentation.id else { return }
-                self?.valueChanged(id, to: presentation.value, text: presentation.valueText)
+                self?.valueChanged(id, to: Self.value(presentation), text: presentation.valueText)
             case .removed(let id):
                 self?.valueChanged(id, to: nil)
             case .locked:
@@ -26,6 +27,11 @@ extension AutomationService {
             observation.end()
             for press in presses { press.end() }
         }
-        await run { placement in try? await center.presentation(of: placement).value }
+        await run { placement in (try? await center.presentation(of: placement)).flatMap(Self.value) }
     }
+
+    /// The value a presentation shows, nil when it is stale: a stale control shows its last
+    /// value, or Off for one whose state never came (another system's device before its first
+    /// message), and neither is a value to start an automation from.
+    static func value(_ presentation: ControlPresentation) -> Bool? { presentation.stale ? nil : presentation.value }
 }
