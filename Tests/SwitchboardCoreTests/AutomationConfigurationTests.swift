@@ -1,5 +1,6 @@
 import Foundation
 @testable import SwitchboardCore
+import SwitchboardTesting
 import Testing
 
 /// devices.json's `automations`: read into triggers, conditions and steps, each mistake reported
@@ -134,5 +135,25 @@ import Testing
           { "id": "c", "when": { "button": "wall", "press": "long" }, "do": [ { "press": "all-off" } ] } ]
         """#))
         #expect(old.changes(to: new) == ["automation c added", "automation a removed", "automation b changed"])
+    }
+
+    /// devices.schema.json accepts the automations the loader reads, and refuses a trigger
+    /// without its press, an empty condition and no steps, as the loader does.
+    @Test func theSchemaAgreesWithTheLoader() async throws {
+        let file = NSTemporaryDirectory() + "switchboard-automations-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try AutomationDaemonTests.configuration.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(ConfigurationCorpusTests.problems(file) == [])
+        #expect(Self.problems(#"[ { "id": "a", "when": { "button": "wall" }, "if": [ {} ], "do": [] } ]"#).count == 3)
+        let script = """
+        import json, sys, jsonschema
+        validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1] + '/devices.schema.json')))
+        print(len(list(validator.iter_errors(json.load(open(sys.argv[2]))))))
+        broken = {'node': 'house', 'automations': [{'id': 'a', 'when': {'button': 'wall'}, 'if': [{}], 'do': []}]}
+        print(len(list(validator.iter_errors(broken))))
+        """
+        let result = await DaemonHarness.run("/usr/bin/env", ["python3", "-c", script, RepositoryFiles.root, file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "0\n3\n", "\(result.stdout)")
     }
 }
