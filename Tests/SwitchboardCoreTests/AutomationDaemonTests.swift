@@ -73,12 +73,16 @@ struct AutomationDaemonTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await outputs(daemon) == ["hall": false, "porch": false])
 
-        // A reload with the door open: the open door is no change, and fires nothing.
+        // A reload with the door open: the open door is no change, and starts nothing (its last
+        // run is still the one the porch light stopped).
         #expect(await daemon.cli(["automation", "resume", "hall-on-door"]).status == 0)
+        let before = await daemon.cli(["status"]).stdout.split(separator: "\n").first { $0.hasPrefix(first) }
         let apply = await daemon.cli(["apply"])
         #expect(apply.status == 0, "\(apply.stderr)")
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await outputs(daemon) == ["hall": false, "porch": false])
+        let after = await daemon.cli(["status"]).stdout.split(separator: "\n").first { $0.hasPrefix(first) }
+        #expect(after == before && before?.hasSuffix(" UTC: door became Open: not run: porch is on") == true, "\(String(describing: after))")
 
         // Resumed: closing and opening it again switches the light.
         try await door(daemon, "inactive")
