@@ -37,8 +37,10 @@ struct AutomationDaemonTests {
     func door(_ daemon: DaemonHarness, _ state: String) async throws {
         let result = await daemon.cli(["input", "door", state])
         try #require(result.status == 0, "\(result.stderr)")
-        // Past the line's debounce: a close and an open closer together are no change.
-        try #require(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("input door: \(state)\n") }, "\(daemon.log)")
+        // Past the line's debounce, and shown by its control: automations follow what the control
+        // shows, and a close and an open closer together than that are no change.
+        let shown = "control door Front Door \(state == "active" ? "Open" : "Closed")\n"
+        try #require(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains(shown) }, "\(daemon.log)")
     }
 
     @Test func aReedSwitchOpeningSwitchesARelayUnlessItsConditionOrAPauseSaysNo() async throws {
@@ -90,6 +92,23 @@ struct AutomationDaemonTests {
         #expect(await daemon.waitUntil { (try? await outputs(daemon))?["hall"] == true }, "\(daemon.log)")
         status = await daemon.cli(["status"]).stdout
         #expect(!status.contains("paused"), "\(status)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+
+    /// `apply` in the middle of a delay, with the automation unchanged: the light still goes off.
+    @Test func aDelayGoesOnAcrossAnApplyThatLeavesItsAutomation() async throws {
+        let delayed = Self.configuration.replacingOccurrences(
+            of: #""do": [ { "set": "hall", "value": true } ] }"#,
+            with: #""do": [ { "set": "hall", "value": true }, { "delay": "3s" }, { "set": "hall", "value": false } ] }"#)
+        let daemon = try DaemonHarness(configuration: delayed)
+        try await daemon.start()
+        try await door(daemon, "active")
+        #expect(await daemon.waitUntil { (try? await outputs(daemon))?["hall"] == true }, "\(daemon.log)")
+        let apply = await daemon.cli(["apply"])
+        #expect(apply.status == 0 && apply.stdout == "applied: nothing changed\n", "\(apply.stdout)\(apply.stderr)")
+        #expect(await daemon.cli(["status"]).stdout.contains(": door became Open: on hall: performed (On); waiting 3s; last none yet\n"))
+        #expect(await daemon.waitUntil { (try? await outputs(daemon))?["hall"] == false }, "\(daemon.log)")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains(" UTC: door became Open: on hall: performed (On); waited 3s; off hall: performed (Off)\n") })
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 

@@ -24,19 +24,23 @@ struct AutomationServiceTests {
     /// A service over the configuration test's file, on a manual clock with a wall clock that
     /// moves with it, its commands recorded and its state file kept in memory.
     final class Fixture: Sendable {
-        let clock = ManualClock()
+        let clock: ManualClock
         let wall: Locked<Date>
         let commands = Locked<[String]>([])
         let persisted: Locked<PersistedState>
         let service: AutomationService
 
-        init(_ automations: String = AutomationServiceTests.automations, at start: Date = AutomationServiceTests.evening, persisted: PersistedState = PersistedState()) throws {
+        init(
+            _ automations: String = AutomationServiceTests.automations, at start: Date = AutomationServiceTests.evening,
+            persisted: PersistedState = PersistedState(), continuing: [AutomationRunHandover] = [], clock: ManualClock = ManualClock()
+        ) throws {
+            self.clock = clock
             let configuration = try ConfigurationLoader.load(data: AutomationConfigurationTests.file(automations: automations))
             let wall = Locked(start), commands = self.commands, saved = Locked(persisted)
             self.wall = wall
             self.persisted = saved
             service = AutomationService(
-                configuration: configuration, zone: AutomationServiceTests.oslo, persisted: persisted,
+                configuration: configuration, zone: AutomationServiceTests.oslo, persisted: persisted, continuing: continuing,
                 runner: ActionRunner(perform: { command in
                     commands.withLock { $0.append("\(command.request ?? "?") \(command.id ?? "?")") }
                     return ControlReply()
@@ -179,6 +183,38 @@ struct AutomationServiceTests {
         node.advance(by: .seconds(600))
         try await Task.sleep(for: .milliseconds(50))
         #expect(node.commands.withLock { $0 } == ["on hall"])
+    }
+
+    /// A reload that leaves the automation as it was lets its run go on: the light goes off 5
+    /// minutes after the door opened, not 5 minutes after the reload. One the reload changed stops.
+    @Test func aRunWaitingInADelayGoesOnAcrossAReloadThatKeepsItsAutomation() async throws {
+        let node = try Fixture()
+        let serving = await node.start()
+        node.service.valueChanged("door", to: true, text: "Open")
+        await node.clock.waitForSleepers(1)
+        node.advance(by: .seconds(120))
+        serving.cancel()
+        await serving.value
+        let runs = node.service.runsInProgress
+        #expect(runs.map(\.remaining) == [.seconds(180)])
+
+        let reloaded = try Fixture(at: node.wall.withLock { $0 }, continuing: runs, clock: node.clock)
+        let again = await reloaded.start()
+        defer { again.cancel() }
+        await node.clock.waitForSleepers(1)
+        #expect(reloaded.line.contains("running since 2026-12-15 22:00:00 UTC: door became Open: on hall: performed; waiting 5m; last none yet"), "\(reloaded.line)")
+        node.advance(by: .seconds(179))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(reloaded.commands.withLock { $0 }.isEmpty)
+        node.advance(by: .seconds(1))
+        #expect(await reloaded.commands(count: 1))
+        #expect(reloaded.commands.withLock { $0 } == ["off hall"])
+        #expect(await eventually(within: .seconds(5)) { reloaded.line.hasSuffix("last 2026-12-15 22:00:00 UTC: door became Open: on hall: performed; waited 5m; off hall: performed") }, "\(reloaded.line)")
+
+        // Changed by the reload (a longer delay): the run stops there, and says so.
+        let changed = try Fixture(Self.automations.replacingOccurrences(of: #""delay": "5m""#, with: #""delay": "10m""#), continuing: runs, clock: node.clock)
+        #expect(changed.line.hasSuffix("; last 2026-12-15 22:00:00 UTC: door became Open: on hall: performed; stopped: changed in devices.json"), "\(changed.line)")
+        #expect(changed.service.runsInProgress.isEmpty)
     }
 
     @Test func aPauseStopsTheRunIsKeptAcrossARestartAndResumeLetsItRunAgain() async throws {

@@ -13,8 +13,8 @@ import SwitchboardSupport
 /// - An automation triggered again while it runs (waiting in a delay) starts over: the run in
 ///   progress stops where it is, and the new one runs every step (a hall light that goes off 5
 ///   minutes after the door last opened).
-/// - Pausing one stops its run in progress; a reload or a stop ends every run in progress (the
-///   steps left are not run).
+/// - Pausing one stops its run in progress, as a stop does; a reload lets it go on if it leaves
+///   the automation as it was (``runsInProgress``, ``AutomationRunHandover``), and stops it otherwise.
 /// - One started more than ``loopLimit`` times within ``loopWindow`` (two automations triggering
 ///   each other) is paused, and says why.
 /// - Its last run and its pause are kept in the state file across restarts.
@@ -26,8 +26,10 @@ public final class AutomationService: Sendable {
         var why: String
         /// What each step did so far.
         var done: [String] = []
-        /// The delay it waits in, and how to end the wait early.
-        var waiting: (text: String, stop: AsyncStream<Void>.Continuation)?
+        /// The step it is at.
+        var step = 0
+        /// The delay it waits in, until when, and how to end the wait early.
+        var waiting: (text: String, until: AnyClock.Instant, stop: AsyncStream<Void>.Continuation)?
     }
 
     private struct State {
@@ -40,10 +42,13 @@ public final class AutomationService: Sendable {
         var starts: [String: [AnyClock.Instant]] = [:]
     }
 
-    /// A start to run: which automation, which run of it, why.
+    /// A start to run: which automation, which run of it, and where it starts (a run carried
+    /// over a reload goes on at its step, with what was left of its delay).
     private struct Request: Sendable {
         var id: String
         var generation: Int
+        var step = 0
+        var remaining: Duration?
     }
 
     /// More starts than this within ``loopWindow`` pause an automation.
@@ -67,8 +72,10 @@ public final class AutomationService: Sendable {
     ///   - zone: the node's time zone, for time windows (the system's: `TZ`, else `/etc/localtime`).
     ///   - persisted: the state file's record of last runs and pauses.
     ///   - save: changes the state file.
+    ///   - continuing: the previous configuration's runs in progress (``runsInProgress``): those
+    ///     of automations this one has unchanged go on.
     public init(
-        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, runner: ActionRunner,
+        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, continuing: [AutomationRunHandover] = [], runner: ActionRunner,
         clock: some Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Date = { Date() },
         save: @escaping @Sendable (_ change: (inout PersistedState) -> Void) -> Void, log: Log
     ) {
@@ -76,7 +83,23 @@ public final class AutomationService: Sendable {
         let ids = Set(automations.map(\.id))
         let last = (persisted.automationRuns ?? [:]).filter { ids.contains($0.key) }
         let paused = Set(persisted.pausedAutomations ?? []).intersection(ids)
-        state = Locked(State(triggers: AutomationTriggers(automations), paused: paused, last: last))
+        var initial = State(triggers: AutomationTriggers(automations), paused: paused, last: last)
+        var resumed: [Request] = []
+        for run in continuing {
+            var before = run.settings
+            let now = automations.first { $0.id == run.settings.id }
+            before.position = now?.position ?? before.position
+            let text = Self.text(Run(generation: 0, started: run.started, why: run.why, done: run.done), ending: nil)
+            guard before == now, !paused.contains(run.settings.id) else {
+                let why = now == nil ? "removed from devices.json" : paused.contains(run.settings.id) ? "paused" : "changed in devices.json"
+                initial.last[run.settings.id] = ScheduleRunRecord(at: run.started.timeIntervalSince1970, outcome: "\(text); stopped: \(why)")
+                continue
+            }
+            initial.generation += 1
+            initial.runs[run.settings.id] = Run(generation: initial.generation, started: run.started, why: run.why, done: run.done, step: run.step)
+            resumed.append(Request(id: run.settings.id, generation: initial.generation, step: run.step, remaining: run.remaining))
+        }
+        state = Locked(initial)
         self.runner = runner
         calendar = ScheduleCalendar(zone: zone, location: configuration.location.map { (latitude: $0.latitude, longitude: $0.longitude) })
         self.clock = AnyClock(clock)
@@ -84,6 +107,7 @@ public final class AutomationService: Sendable {
         self.save = save
         self.log = log
         (requests, requested) = AsyncStream<Request>.makeStream(bufferingPolicy: .unbounded)
+        for request in resumed { requested.yield(request) }
         // Records of automations devices.json no longer has go, so that one added again starts afresh.
         if last.count != (persisted.automationRuns ?? [:]).count || paused.count != (persisted.pausedAutomations ?? []).count {
             save { state in
@@ -196,6 +220,19 @@ public final class AutomationService: Sendable {
         return true
     }
 
+    /// The runs in progress, for the next configuration after a reload: call it once this
+    /// service has stopped.
+    public var runsInProgress: [AutomationRunHandover] {
+        let now = clock.now
+        return state.withLock { state in
+            automations.compactMap { automation in
+                guard let run = state.runs[automation.id] else { return nil }
+                let remaining = run.waiting.map { max(.zero, now.duration(to: $0.until)) }
+                return AutomationRunHandover(settings: automation, started: run.started, why: run.why, done: run.done, step: run.step, remaining: remaining)
+            }
+        }
+    }
+
     // MARK: Status
 
     /// One line per automation for `status`: what it does, whether it is paused or running, and
@@ -260,8 +297,13 @@ public final class AutomationService: Sendable {
     /// Runs one start's steps, as long as it is the automation's current run.
     private func perform(_ request: Request) async {
         guard let automation = automations.first(where: { $0.id == request.id }) else { return }
-        for step in automation.steps {
-            guard !Task.isCancelled, isCurrent(request) else { return }
+        for (index, step) in automation.steps.enumerated() where index >= request.step {
+            let current = state.withLock { state -> Bool in
+                guard state.runs[request.id]?.generation == request.generation else { return false }
+                state.runs[request.id]?.step = index
+                return true
+            }
+            guard !Task.isCancelled, current else { return }
             switch step {
             case .action(let action):
                 let outcome = await runner.run([action]).first?.description ?? "\(action): nothing done"
@@ -272,7 +314,8 @@ public final class AutomationService: Sendable {
                 }
                 guard current else { return }
             case .delay(let duration):
-                guard await wait(duration, in: request) else { return }
+                let left = index == request.step ? request.remaining ?? duration : duration
+                guard await wait(left, of: duration, in: request) else { return }
             }
         }
         let finished = state.withLock { state -> (text: String, refused: Bool)? in
@@ -287,24 +330,21 @@ public final class AutomationService: Sendable {
         log(finished.refused ? .warning : .info, "automation \(request.id): \(finished.text)")
     }
 
-    private func isCurrent(_ request: Request) -> Bool {
-        state.withLock { $0.runs[request.id]?.generation == request.generation }
-    }
-
-    /// Waits a delay on the clock; false when the run was stopped (started over, paused) or the
-    /// service is stopping.
-    private func wait(_ duration: Duration, in request: Request) async -> Bool {
+    /// Waits `left` of a delay of `duration` on the clock; false when the run was stopped
+    /// (started over, paused) or the service is stopping.
+    private func wait(_ left: Duration, of duration: Duration, in request: Request) async -> Bool {
         let (stopped, stop) = AsyncStream<Void>.makeStream()
         let text = DurationText.format(duration)
+        let until = clock.now.advanced(by: left)
         let current = state.withLock { state -> Bool in
             guard state.runs[request.id]?.generation == request.generation else { return false }
-            state.runs[request.id]?.waiting = (text, stop)
+            state.runs[request.id]?.waiting = (text, until, stop)
             return true
         }
         guard current else { return false }
         let clock = self.clock
         let waited = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await clock.sleep(for: duration)) != nil }
+            group.addTask { (try? await clock.sleep(until: until)) != nil }
             group.addTask {
                 for await _ in stopped {}
                 return false

@@ -91,7 +91,7 @@ public final class NodeRuntime: Sendable {
             )
             // Automations act unattended too.
             automations = AutomationService(
-                configuration: configuration, persisted: hub.persisted,
+                configuration: configuration, persisted: hub.persisted, continuing: known.automationRuns,
                 runner: ActionRunner(handler: ControlCommandHandler(center: center, authenticatesEveryCommand: false)), clock: clock,
                 save: { [hub] change in
                     do { try hub.updatePersisted(change) } catch { log(.error, "automations: the last run was not saved: \(error)") }

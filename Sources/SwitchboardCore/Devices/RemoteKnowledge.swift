@@ -11,6 +11,8 @@ public struct RemoteKnowledge: Sendable {
     /// Where each motor cover was, with its settings then: a reload that leaves a cover alone
     /// keeps its position.
     var coverPositions: [String: (settings: CoverSettings, position: Int)] = [:]
+    /// The automations' runs in progress: one whose automation the reload leaves as it was goes on.
+    var automationRuns: [AutomationRunHandover] = []
 
     /// Nothing known: a node's first configuration.
     public static let none = RemoteKnowledge(settings: [:], values: [:], unavailable: [:])
