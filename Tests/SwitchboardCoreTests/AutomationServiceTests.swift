@@ -215,6 +215,7 @@ struct AutomationServiceTests {
         let changed = try Fixture(Self.automations.replacingOccurrences(of: #""delay": "5m""#, with: #""delay": "10m""#), continuing: runs, clock: node.clock)
         #expect(changed.line.hasSuffix("; last 2026-12-15 22:00:00 UTC: door became Open: on hall: performed; stopped: changed in devices.json"), "\(changed.line)")
         #expect(changed.service.runsInProgress.isEmpty)
+        #expect(changed.persisted.withLock { $0.automationRuns?["hall-on-door"]?.outcome } == "door became Open: on hall: performed; stopped: changed in devices.json")
     }
 
     @Test func aPauseStopsTheRunIsKeptAcrossARestartAndResumeLetsItRunAgain() async throws {

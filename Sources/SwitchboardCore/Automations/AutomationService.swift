@@ -84,7 +84,7 @@ public final class AutomationService: Sendable {
         let last = (persisted.automationRuns ?? [:]).filter { ids.contains($0.key) }
         let paused = Set(persisted.pausedAutomations ?? []).intersection(ids)
         var initial = State(triggers: AutomationTriggers(automations), paused: paused, last: last)
-        var resumed: [Request] = []
+        var resumed: [Request] = [], stopped = false
         for run in continuing {
             var before = run.settings
             let now = automations.first { $0.id == run.settings.id }
@@ -93,6 +93,7 @@ public final class AutomationService: Sendable {
             guard before == now, !paused.contains(run.settings.id) else {
                 let why = now == nil ? "removed from devices.json" : paused.contains(run.settings.id) ? "paused" : "changed in devices.json"
                 initial.last[run.settings.id] = ScheduleRunRecord(at: run.started.timeIntervalSince1970, outcome: "\(text); stopped: \(why)")
+                stopped = true
                 continue
             }
             initial.generation += 1
@@ -108,12 +109,10 @@ public final class AutomationService: Sendable {
         self.log = log
         (requests, requested) = AsyncStream<Request>.makeStream(bufferingPolicy: .unbounded)
         for request in resumed { requested.yield(request) }
-        // Records of automations devices.json no longer has go, so that one added again starts afresh.
-        if last.count != (persisted.automationRuns ?? [:]).count || paused.count != (persisted.pausedAutomations ?? []).count {
-            save { state in
-                state.automationRuns = state.automationRuns?.filter { ids.contains($0.key) }
-                state.pausedAutomations = state.pausedAutomations?.filter { ids.contains($0) }
-            }
+        // Records of automations devices.json no longer has go, so that one added again starts
+        // afresh; runs a reload stopped are recorded.
+        if stopped || last.count != (persisted.automationRuns ?? [:]).count || paused.count != (persisted.pausedAutomations ?? []).count {
+            saveRecords()
         }
     }
 
