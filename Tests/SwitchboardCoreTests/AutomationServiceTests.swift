@@ -45,7 +45,7 @@ struct AutomationServiceTests {
                     commands.withLock { $0.append("\(command.request ?? "?") \(command.id ?? "?")") }
                     return ControlReply()
                 }),
-                clock: clock, wallClock: { wall.withLock { $0 } }, save: { change in saved.withLock { change(&$0) } }, log: Log(minimum: .error)
+                clock: clock, wallClock: { wall.withLock { $0 } }, save: { change in saved.withLock { change(&$0) } }, log: Log(minimum: .error, output: { _ in })
             )
         }
 
@@ -136,6 +136,20 @@ struct AutomationServiceTests {
         let night = TimeWindow(after: ScheduleRule(.sunset), before: ScheduleRule(.sunrise))
         #expect(night.contains(Self.evening, on: sunny))
         #expect(!night.contains(Date(timeIntervalSince1970: 1_797_332_400), on: sunny))
+    }
+
+    /// Daylight saving time, as schedules have it: a bound that does not exist on the
+    /// spring-forward day opens the window when the gap ends; on the fall-back day the window is
+    /// open once, the first time its hours pass.
+    @Test func aTimeWindowOnTheDaysTheClocksChange() {
+        let calendar = ScheduleCalendar(zone: Self.oslo)
+        let spring = TimeWindow(after: ScheduleRule(.time(hour: 2, minute: 30)), before: ScheduleRule(.time(hour: 4, minute: 0)))
+        #expect(!spring.contains(Date(timeIntervalSince1970: 1_806_195_000), on: calendar), "01:50 CET")
+        #expect(spring.contains(Date(timeIntervalSince1970: 1_806_196_200), on: calendar), "03:10 CEST, after the gap")
+        #expect(!spring.contains(Date(timeIntervalSince1970: 1_806_199_200), on: calendar), "04:00 CEST")
+        let autumn = TimeWindow(after: ScheduleRule(.time(hour: 2, minute: 0)), before: ScheduleRule(.time(hour: 2, minute: 30)))
+        #expect(autumn.contains(Date(timeIntervalSince1970: 1_824_941_400), on: calendar), "02:10 CEST, the first time")
+        #expect(!autumn.contains(Date(timeIntervalSince1970: 1_824_945_000), on: calendar), "02:10 CET, the second time")
     }
 
     @Test func outsideItsTimeWindowAnAutomationDoesNotRun() async throws {
