@@ -134,7 +134,11 @@ import Testing
         [ { "id": "b", "when": { "control": "door", "becomes": true }, "do": [ { "toggle": "hall" } ] },
           { "id": "c", "when": { "button": "wall", "press": "long" }, "do": [ { "press": "all-off" } ] } ]
         """#))
-        #expect(old.changes(to: new) == ["automation c added", "automation a removed", "automation b changed"])
+        #expect(old.changes(to: new) == [
+            "automation b changed: when door becomes on: toggle hall",
+            "automation c added: when button wall long press: press all-off",
+            "automation a removed",
+        ])
     }
 
     /// devices.schema.json accepts the automations the loader reads, and refuses a trigger
