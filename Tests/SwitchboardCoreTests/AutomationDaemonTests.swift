@@ -112,6 +112,22 @@ struct AutomationDaemonTests {
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 
+    /// `check` and `apply` refuse an automation that would start itself, at its path; the running
+    /// configuration stays.
+    @Test func checkAndApplyRefuseAnAutomationThatWouldStartItself() async throws {
+        let daemon = try DaemonHarness(configuration: Self.configuration)
+        try await daemon.start()
+        let looping = Self.configuration.replacingOccurrences(of: #""when": { "button": "wall", "press": "long" }"#, with: #""when": { "control": "porch" }"#)
+        try daemon.writeConfiguration(looping)
+        let message = #"automations[1].do[0]: toggle porch changes "porch", which this automation's trigger watches (any change): it would start itself again; act on another placement, or trigger on the other value"#
+        let check = await daemon.cli(["check", daemon.configPath, "--simulate"])
+        #expect(check.status == 4 && check.stderr.contains(message), "\(check.stdout)\(check.stderr)")
+        let apply = await daemon.cli(["apply"])
+        #expect(apply.status == 4 && apply.stderr.contains(message), "\(apply.stderr)")
+        #expect(await daemon.cli(["status"]).stdout.contains("automation porch-on-wall: when button wall long press: toggle porch; last none yet\n"))
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+
     @Test func aWallButtonsLongPressRunsItsAutomation() async throws {
         let daemon = try DaemonHarness(configuration: Self.configuration)
         try await daemon.start()
