@@ -40,6 +40,8 @@ public final class HAPServer: Service, @unchecked Sendable {
     private let database: any HAPAccessoryDatabase
     private let lock = ThreadLock()
     private var connections: [ObjectIdentifier: HAPConnection] = [:]
+    /// When the last pair-setup attempt failed (a wrong setup code), for the wait before the next.
+    private var lastFailedPairSetup: ContinuousClock.Instant?
     private var stopped = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -180,7 +182,13 @@ public final class HAPServer: Service, @unchecked Sendable {
             connection.session.anotherPairSetupInProgress = connections.values.contains {
                 $0 !== connection && $0.session.isPairSetupInProgress
             }
+            // A wrong setup code makes the next attempt wait (PairSetupBackoff).
+            let now = ContinuousClock.now, failures = store.failedPairSetupAttempts
+            connection.session.pairSetupRetryAfter = lastFailedPairSetup.flatMap {
+                PairSetupBackoff.remaining(failures: failures, sinceLastFailure: now - $0)
+            }
             let (output, effects) = try step(&connection.session)
+            if store.failedPairSetupAttempts > failures { lastFailedPairSetup = now }
             guard connection.send(output) else { return .close }
             var writes: [HAPCharacteristicWrite] = []
             for effect in effects {

@@ -42,6 +42,10 @@ public struct HAPSession {
     /// step): this session's pair-setup M1 is then refused with Busy.
     var anotherPairSetupInProgress = false
 
+    /// What is left of the wait after a failed pair-setup attempt (set by the server before each
+    /// step): this session's pair-setup M1 is then refused with Backoff.
+    var pairSetupRetryAfter: Duration?
+
     /// Whether this session's pair-setup is under way (between M1 and M6).
     public var isPairSetupInProgress: Bool { setup.isInProgress }
 
@@ -151,7 +155,7 @@ public struct HAPSession {
     private mutating func handle(_ request: HAPRequest) -> ([UInt8], [Effect], SessionKeys?) {
         switch (request.method, request.path) {
         case ("POST", "/pair-setup"):
-            let answer = setup.handle((try? TLV8(decoding: request.body)) ?? TLV8(), anotherInProgress: anotherPairSetupInProgress)
+            let answer = setup.handle((try? TLV8(decoding: request.body)) ?? TLV8(), anotherInProgress: anotherPairSetupInProgress, retryAfter: pairSetupRetryAfter)
             return (HAPSession.response(200, "application/pairing+tlv8", answer.encoded()), [], nil)
         case ("POST", "/pair-verify"):
             let answer = verify.handle((try? TLV8(decoding: request.body)) ?? TLV8())

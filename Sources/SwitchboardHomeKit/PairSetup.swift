@@ -1,7 +1,8 @@
 /// The accessory's side of HAP's pair-setup (M1–M6), a state machine with no I/O: each
 /// request's TLV8 in, the response's TLV8 out. One instance serves one connection's attempt.
 ///
-/// - M1 → M2: refuses when already paired (Unavailable), after 100 failed attempts (MaxTries) or
+/// - M1 → M2: refuses when already paired (Unavailable), after 100 failed attempts (MaxTries),
+///   too soon after a failed attempt (Backoff with the seconds left, ``PairSetupBackoff``) or
 ///   while another connection's pair-setup is in progress (Busy); otherwise a fresh salt and
 ///   SRP-6a server, and B.
 /// - M3 → M4: checks the controller's SRP proof M1 (a wrong setup code is Authentication and
@@ -47,13 +48,14 @@ public struct PairSetup {
     }
 
     /// The response to one request; `anotherInProgress` tells that another connection's
-    /// pair-setup is under way (an M1 is then refused with Busy).
-    public mutating func handle(_ request: TLV8, anotherInProgress: Bool = false) -> TLV8 {
+    /// pair-setup is under way (an M1 is then refused with Busy), `retryAfter` what is left of
+    /// the wait after a failed attempt (an M1 is then refused with Backoff).
+    public mutating func handle(_ request: TLV8, anotherInProgress: Bool = false, retryAfter: Duration? = nil) -> TLV8 {
         let state = request.pairingState ?? 0
         do {
             switch (state, phase) {
             case (1, _):
-                return try m1(request, anotherInProgress: anotherInProgress)
+                return try m1(request, anotherInProgress: anotherInProgress, retryAfter: retryAfter)
             case (3, .awaitingM3(let server)):
                 return try m3(request, server)
             case (5, .awaitingM5(let sharedKey)):
@@ -71,10 +73,16 @@ public struct PairSetup {
         }
     }
 
-    private mutating func m1(_ request: TLV8, anotherInProgress: Bool) throws -> TLV8 {
+    private mutating func m1(_ request: TLV8, anotherInProgress: Bool, retryAfter: Duration?) throws -> TLV8 {
         guard let method = request[.method], method == [0] || method == [1] else { throw HAPPairingError.unknown }
         guard !store.isPaired else { throw HAPPairingError.unavailable }
         guard store.failedPairSetupAttempts < PairSetup.maximumFailedAttempts else { throw HAPPairingError.maxTries }
+        if let retryAfter, retryAfter > .zero {
+            phase = .failed
+            var response = TLV8.pairingError(state: 2, .backoff)
+            response.append(.retryDelay, PairSetupBackoff.retryDelayBytes(retryAfter))
+            return response
+        }
         guard !anotherInProgress else { throw HAPPairingError.busy }
         let server = try SRPServer(
             username: Array("Pair-Setup".utf8), password: Array(setupCode.description.utf8), salt: LibCrypto.randomBytes(16))

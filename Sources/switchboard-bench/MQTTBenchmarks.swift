@@ -74,6 +74,9 @@ struct MQTTBenchmarks {
         row("sustained rate with no loss or reordering", "\(best)/s", json: "sustained_clean_rate", String(best))
 
         row("RSS after the sustained steps", Self.memory(node.sample))
+        try await bareWords(node: node, port: broker.port, floorPID: floor.pid ?? 0)
+        _ = await load.drain()
+
         let storm = await ReloadStormBenchmark(load: load, node: node, devices: 10).run(messages: 100_000)
         row("reload storm, 100,000 state messages over 10 devices",
             "\(storm.presentations) presentations, \(storm.wrongFinalStates) wrong final, \(storm.elapsed.milliseconds) ms, CPU \(storm.cpuPerMessage.microseconds) µs/message")
@@ -91,6 +94,32 @@ struct MQTTBenchmarks {
             "\(idleAfter.ticks - idleBefore.ticks) CPU ticks, \(switches) wake-ups (\(String(format: "%.2f", wakeups))/s), \(idleAfter.threads) threads")
         json += [("idle_ticks", String(idleAfter.ticks - idleBefore.ticks)), ("idle_wakeups_per_s", String(format: "%.3f", wakeups))]
         row("RSS after the idle period", Self.memory(idleAfter), json: "rss_after_idle_kib", String(idleAfter.residentBytes / 1024))
+    }
+
+    /// Bare `ON`/`OFF` words at QoS 0 over 8 relays, as another home system sends them, at rising
+    /// rates: what was performed (superseded commands are answered but are not throughput) and the
+    /// CPU per command beside the floor's.
+    private mutating func bareWords(node: BenchNode, port: Int, floorPID: Int32) async throws {
+        let words = try await MQTTLoad(port: port, filters: BareWordsBenchmark.filters, clientID: "switchboard-bench-words")
+        defer { words.stop() }
+        var bench = BareWordsBenchmark(load: words, node: node, floorPID: floorPID)
+        await bench.prime()
+        var best = 0
+        for rate in [500, 1_000, 2_000, 4_000, 8_000] {
+            let outcome = await bench.run(rate: rate, duration: .seconds(2))
+            let perPerformed = outcome.performed > 0 ? (outcome.nodeCPU / outcome.performed).microseconds : "-"
+            row("bare words at \(rate)/s over 8 relays for 2 s",
+                "performed \(outcome.performed) of \(outcome.sent) at \(Int(outcome.performedRate))/s, superseded \(outcome.superseded), "
+                    + "refused or failed \(outcome.refusedOrFailed), unanswered \(outcome.unanswered), wrong final states \(outcome.wrongFinalStates); "
+                    + "CPU per command offered: switchboardd \((outcome.nodeCPU / max(outcome.sent, 1)).microseconds) µs, floor \(outcome.floorCPU.microseconds) µs "
+                    + "(floor answered \(outcome.floorAnswered)); per command performed \(perPerformed) µs")
+            json += [("words\(rate)_performed", String(outcome.performed)), ("words\(rate)_superseded", String(outcome.superseded)),
+                     ("words\(rate)_unanswered", String(outcome.unanswered)),
+                     ("words\(rate)_cpu_per_offered_us", (outcome.nodeCPU / max(outcome.sent, 1)).microseconds),
+                     ("words\(rate)_floor_cpu_per_offered_us", outcome.floorCPU.microseconds)]
+            if outcome.keptUp { best = rate }
+        }
+        row("bare words: highest rate with 90% performed, none lost", "\(best)/s", json: "words_kept_up_rate", String(best))
     }
 
     static func memory(_ sample: ProcessSample) -> String {

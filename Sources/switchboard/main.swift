@@ -317,6 +317,7 @@ case "status":
     for schedule in reply.schedules ?? [] { print("schedule \(schedule)") }
     for automation in reply.automations ?? [] { print("automation \(automation)") }
     for cover in reply.covers ?? [] { print("cover \(cover)") }
+    for device in reply.otherDevices ?? [] { print("device \(device)") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
     if let homekit = reply.homekit { print("homekit: " + homekitLine(homekit)) }
     for isolation in reply.extensions ?? [] { print("extension \(isolation)") }
@@ -331,6 +332,9 @@ case "health":
     var problems = reply.warnings ?? []
     if reply.mqtt == "disconnected" { problems.append("not connected to the MQTT broker") }
     for (id, reason) in (reply.staleReasons ?? [:]).sorted(by: { $0.key < $1.key }) { problems.append("control \(id) is stale: \(reason)") }
+    for device in reply.otherDevices ?? [] {
+        if let reason = device.stale { problems.append("device \(device.id) is stale: \(reason)") }
+    }
     if problems.isEmpty {
         print("healthy: node \(reply.node ?? "?")")
     } else {

@@ -87,6 +87,31 @@ struct CoverDaemonTests {
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 
+    @Test func aBlindStoppedPartWayIsWhereItStoppedAfterARestartAndUnknownIfItDiedMoving() async throws {
+        let daemon = try DaemonHarness(configuration: Self.slowBlind)
+        try await daemon.start()
+        #expect(await daemon.cli(["input", "blind-bottom", "active"]).status == 0)
+        #expect(await daemon.waitUntil { (try? await shown(daemon, "blind")?.valueText) == "Closed" })
+        #expect(await daemon.cli(["on", "blind"]).status == 0)
+        #expect(await daemon.cli(["input", "blind-bottom", "inactive"]).status == 0)
+        try await Task.sleep(for: .seconds(2))
+        #expect(await daemon.cli(["press", "blind-stop"]).status == 0)
+        let stopped = try await shown(daemon, "blind")?.valueText ?? ""
+        #expect(stopped.hasPrefix("Stopped at "), "\(stopped)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+
+        try await daemon.start()
+        #expect(try await shown(daemon, "blind")?.valueText == stopped, "the state file kept where it stopped")
+        // Killed while it runs: the position it had is no longer true.
+        #expect(await daemon.cli(["on", "blind"]).status == 0)
+        #expect(await daemon.waitUntil { (try? await shown(daemon, "blind")?.valueText)?.hasPrefix("Opening…") == true })
+        try await Task.sleep(for: .milliseconds(300))
+        _ = await daemon.signal(SIGKILL)
+        try await daemon.start()
+        #expect(try await shown(daemon, "blind")?.valueText == "Stopped", "a blind that was moving when the daemon died is not known")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+
     @Test func checkAndApplyRefuseABlindOutsideAnInterlock() async throws {
         let daemon = try DaemonHarness(configuration: Self.configuration)
         try await daemon.start()
@@ -177,6 +202,8 @@ struct CoverOverMQTTTests {
         observer.clear()
         observer.publish("\(Self.base)/covers/blind/set", "STOP")
         #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText?.hasPrefix("Stopped at") == true } != nil)
+        let stopped = try object(await observer.waitFor("\(Self.base)/outcomes")?.text)
+        #expect(stopped["event_type"] == .string("performed") && stopped["control"] == .string("blind-stop") && stopped["command"] == .string("STOP"), "\(stopped)")
         #expect(await daemon.cli(["status"]).stdout.contains("output blind-up: off"))
         // A position: 0 % from where it stopped closes it, stopped by the end stop or the estimate.
         observer.clear()
@@ -192,6 +219,9 @@ struct CoverOverMQTTTests {
         observer.publish("\(Self.base)/covers/garage/set", "OPEN")
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: cover garage OPEN refused: control \"garage\" requires authentication: Switchboard is locked") }, "\(daemon.log)")
         #expect(!daemon.log.contains("mqtt: cover garage OPEN performed"), "the opener was not pulsed")
+        let refused = try object(await observer.waitFor("\(Self.base)/outcomes") { $0.text?.contains(#""control":"garage""#) == true }?.text)
+        #expect(refused["event_type"] == .string("refused") && refused["command"] == .string("OPEN") && refused["code"] == .string("authenticationRequired"),
+                "the sender is answered on the outcomes topic, as for any command: \(refused)")
         observer.clear()
         observer.publish("\(Self.base)/covers/blind/set", "OPEN")
         #expect(await observer.waitFor("\(Self.base)/controls/blind") { $0.presentation?.valueText?.hasPrefix("Opening…") == true } != nil)

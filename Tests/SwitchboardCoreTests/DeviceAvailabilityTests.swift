@@ -48,6 +48,30 @@ struct DeviceAvailabilityTests {
         #expect(health.status == status && health.stdout == stdout, "\(health)", sourceLocation: sourceLocation)
     }
 
+    @Test func aPlugNoPlacedControlShowsIsStillInStatusAndHealth() async throws {
+        let broker = try MosquittoBroker()
+        let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
+        plug.publish("stat/plug1/POWER", "ON", retain: true)
+        plug.publish("tele/plug1/LWT", "Online", retain: true)
+        // The plug is switched only by a scene: no placed control shows it.
+        let sceneOnly = configuration(port: broker.port)
+            .replacingOccurrences(of: #"{ "kind": "plug", "template": "toggle", "device": "plug" }"#,
+                                  with: #"{ "kind": "all-off", "template": "button", "scene": { "plug": false } }"#)
+            .replacingOccurrences(of: #"{ "id": "plug", "control": "plug" }"#, with: #"{ "id": "all-off", "control": "all-off" }"#)
+        let daemon = try DaemonHarness(configuration: sceneOnly)
+        try await daemon.start()
+        var status = ""
+        #expect(await daemon.waitUntil { status = await daemon.cli(["status"]).stdout; return status.contains("\ndevice plug Desk Plug: on\n") }, "\(status)")
+        await expectHealth(daemon, 0, "healthy: node plugs\n")
+        plug.publish("tele/plug1/LWT", "Offline", retain: true)
+        #expect(await daemon.waitUntil {
+            status = await daemon.cli(["status"]).stdout
+            return status.contains("\ndevice plug Desk Plug: on (stale): offline: tele/plug1/LWT said Offline\n")
+        }, "\(status)")
+        await expectHealth(daemon, 1, "device plug is stale: offline: tele/plug1/LWT said Offline\n")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
+
     @Test func anOfflinePlugIsStaleWithItsLastWillUntilItIsOnlineAgain() async throws {
         let broker = try MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")

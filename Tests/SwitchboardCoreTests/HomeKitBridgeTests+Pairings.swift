@@ -61,21 +61,33 @@ extension HomeKitBridgeTests {
     }
 
     @Test(.enabled(if: python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
-    func wrongSetupCodesCountAcrossARestartUntilPairSetupIsRefusedAndResetClearsThem() async throws {
+    func wrongSetupCodesWaitLongerEachTimeCountAcrossARestartUntilPairSetupIsRefusedAndResetClearsThem() async throws {
         let port = try Self.freePort()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge") }, "\(daemon.log)")
         let pairing = daemon.directory + "/pairing.json"
 
-        // 60 wrong codes, a restart, 40 more: the 100th is the last one HAP allows.
-        let first = try await Self.step(["wrong", "127.0.0.1", String(port), "031-45-155", "60"])
-        #expect(first["refusals"] as? [String] == Array(repeating: "AuthenticationError", count: 60))
+        // Four wrong codes in a row are refused; the fifth comes too soon after the fourth and is
+        // told to wait (not counted as an attempt); once the wait is over, guessing goes on.
+        let first = try await Self.step(["wrong", "127.0.0.1", String(port), "031-45-155", "5"])
+        #expect(first["refusals"] as? [String] == Array(repeating: "AuthenticationError", count: 4) + ["BackoffError"], "\(first)")
+        try await Task.sleep(for: .seconds(2))
+        let after = try await Self.step(["wrong", "127.0.0.1", String(port), "031-45-155", "2"])
+        #expect(after["refusals"] as? [String] == ["AuthenticationError", "BackoffError"], "\(after)")
+
+        // The count outlives a restart. Set where 99 wrong codes would leave it (days of waits):
+        // the 100th is the last one HAP allows.
         #expect(await daemon.signal(SIGTERM) == 0)
+        let stateFile = daemon.stateDirectory + "/homekit.json"
+        var saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
+        #expect(saved["failedPairSetupAttempts"] as? Int == 5, "\(saved)")
+        saved["failedPairSetupAttempts"] = 99
+        try JSONSerialization.data(withJSONObject: saved).write(to: URL(fileURLWithPath: stateFile))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge") }, "\(daemon.log)")
-        let more = try await Self.step(["wrong", "127.0.0.1", String(port), "031-45-155", "41"])
-        #expect(more["refusals"] as? [String] == Array(repeating: "AuthenticationError", count: 40) + ["MaxTriesError"])
+        let more = try await Self.step(["wrong", "127.0.0.1", String(port), "031-45-155", "2"])
+        #expect(more["refusals"] as? [String] == ["AuthenticationError", "MaxTriesError"], "\(more)")
 
         // Even the right code is refused now, until the bridge is reset.
         let refused = try await Self.step(["pair", "127.0.0.1", String(port), "031-45-154", pairing])

@@ -142,6 +142,16 @@ struct ScheduleDaemonTests {
         #expect(ran && status.contains(refused + #"control "porch" requires authentication: Switchboard is locked"#), "\(status)")
         #expect(try await DaemonEndToEndTests().outputs(daemon) == ["porch": false, "fan": false])
         #expect(daemon.log.contains("warning: schedule porch-on: on porch: refused: "), "\(daemon.log)")
+        // A monitoring system hears of it: health fails, naming the schedule, until a run works.
+        let problem = "schedule porch-on: its run at \(ScheduleService.format(due)) did not do everything: on porch: refused: "
+        let health = await daemon.cli(["health"])
+        #expect(health.status == 1 && health.stdout.hasPrefix(problem), "\(health)")
+        #expect(status.contains("warning: " + problem), "\(status)")
+        // Across a restart too: the state file keeps that the run was refused.
+        #expect(await daemon.signal(SIGTERM) == 0)
+        try await daemon.start(environment: ["TZ": "Europe/Oslo"])
+        let again = await daemon.cli(["health"])
+        #expect(again.status == 1 && again.stdout.contains(problem), "\(again)")
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 }

@@ -44,6 +44,28 @@ import Testing
         #expect(setup.handle(m5) == .pairingError(state: 6, .unknown))
     }
 
+    @Test func anM1TooSoonAfterAFailedAttemptIsToldToWaitAndNotCounted() throws {
+        var setup = try newPairSetup()
+        store.failedPairSetupAttempts = 5
+        var expected = TLV8.pairingError(state: 2, .backoff)
+        expected.append(.retryDelay, [3])
+        #expect(setup.handle(TestController.m1(), retryAfter: .milliseconds(2_500)) == expected, "2.5 s left: wait 3 s")
+        #expect(store.failedPairSetupAttempts == 5)
+        var later = try newPairSetup()
+        #expect(later.handle(TestController.m1(), retryAfter: nil)[.publicKey] != nil, "once the wait is over, pair-setup goes on")
+    }
+
+    @Test func theWaitGrowsFromTheFourthFailedAttemptToAnHour() {
+        #expect((0...3).map { PairSetupBackoff.delay(afterFailures: $0) } == [.zero, .zero, .zero, .zero])
+        #expect((4...7).map { PairSetupBackoff.delay(afterFailures: $0) } == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)])
+        #expect(PairSetupBackoff.delay(afterFailures: 14) == .seconds(2048))
+        #expect(PairSetupBackoff.delay(afterFailures: 15) == .seconds(3600))
+        #expect(PairSetupBackoff.delay(afterFailures: 99) == .seconds(3600))
+        #expect(PairSetupBackoff.remaining(failures: 5, sinceLastFailure: .seconds(1)) == .seconds(3))
+        #expect(PairSetupBackoff.remaining(failures: 5, sinceLastFailure: .seconds(4)) == nil)
+        #expect(PairSetupBackoff.retryDelayBytes(.seconds(3600)) == [0x10, 0x0E])
+    }
+
     @Test func tamperedM5IsRefusedAndNothingIsStored() throws {
         let controller = try TestController()
         var setup = try newPairSetup()

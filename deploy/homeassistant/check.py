@@ -560,6 +560,9 @@ class Check:
         expect((self.attributes(blind).get("device_class"), self.attributes(door).get("device_class")) == ("blind", "garage"),
                "the blind is a cover of device class blind, the roller door one of class garage",
                (self.attributes(blind), self.attributes(door)))
+        expect(self.attributes(blind).get("current_position") is None,
+               "a blind whose position is not known yet (no end stop active, nothing saved) has no position, not 0",
+               self.attributes(blind))
         self.daemon.cli("input", "blind-bottom", "active")
         eventually("switchboard input blind-bottom active (its closed end stop) shows the blind closed, at 0 %",
                    lambda: (self.state(blind), self.attributes(blind).get("current_position")), lambda s: s == ("closed", 0), 5)

@@ -25,6 +25,22 @@ public struct NodeParts: Sendable {
         return placement.device ?? configuration.control(placement.control)?.device
     }
 
+    /// The devices of other systems and other nodes that no placed control shows (one used only
+    /// by a scene, a schedule, or a configurable control set to another device), so that
+    /// `status` and `health` still tell of them.
+    func unshownRemoteDevices() async -> [SocketReply.OtherDevice] {
+        var shown = Set(configuration.extensions.flatMap(\.devices))
+        for placement in await center.placements {
+            if let chosen = placement.configuration[ConfiguredControls.deviceParameter] { shown.insert(chosen) }
+            guard let control = configuration.control(placement.kind) else { continue }
+            for device in [control.device, control.stateDevice].compactMap({ $0 }) { shown.insert(device) }
+        }
+        return configuration.devices.filter { ($0.mqtt != nil || $0.remote != nil) && !shown.contains($0.id) }.map { device in
+            let reading = hub.remoteReading(device.id)
+            return SocketReply.OtherDevice(id: device.id, name: device.name, value: reading.value, stale: reading.unavailable)
+        }
+    }
+
     /// Saves the placements that differ from devices.json, and the lock state.
     func persistRuntimeState() async throws {
         let current = await center.placements

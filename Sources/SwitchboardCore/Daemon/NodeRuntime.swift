@@ -83,7 +83,7 @@ public final class NodeRuntime: Sendable {
             self.buttons = pushButtons
             // Schedules act unattended, as MQTT commands do: the lock holds for them.
             schedules = ScheduleService(
-                configuration: configuration, persisted: hub.persisted,
+                configuration: configuration, persisted: hub.persisted, checkedSince: known.schedulesCheckedUntil,
                 runner: ActionRunner(handler: ControlCommandHandler(center: center, authenticatesEveryCommand: false)), clock: clock,
                 save: { [hub] change in
                     do { try hub.updatePersisted(change) } catch { log(.error, "schedules: the last run was not saved: \(error)") }

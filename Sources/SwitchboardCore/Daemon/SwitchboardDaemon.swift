@@ -366,6 +366,7 @@ public final class SwitchboardDaemon: Sendable {
         // What the node knows of other systems' devices stays known where nothing changed them.
         var known = old.hub.remoteKnowledge
         known.coverPositions = old.covers.positions
+        known.schedulesCheckedUntil = old.schedules.checkedUntil
         known.automationRuns = old.automations.runsInProgress
         // Output lines stay requested throughout.
         let handover = old.shutdown(handingOverTo: configuration)

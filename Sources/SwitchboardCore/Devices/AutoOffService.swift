@@ -9,14 +9,8 @@ import SwitchboardSupport
 /// controls to re-render as the countdown ticks, and keeps each deadline in the state file (as
 /// wall-clock time) so that a restart keeps it.
 public final class AutoOffService: Sendable {
-    private struct State {
-        var schedule = AutoOffSchedule()
-        /// The instant a sleeping timer will wake at, if one sleeps.
-        var armed: OffsetInstant?
-    }
-
     // Invariant: the schedule is read and changed only under the mutex.
-    private let state = Locked(State())
+    private let state = Locked(AutoOffSchedule())
     private let clock: AnyClock
     private let wallClock: @Sendable () -> Double
     /// Rung when the schedule changed or a timer fired.
@@ -33,7 +27,7 @@ public final class AutoOffService: Sendable {
     /// Starts a countdown; returns its wall-clock deadline for the state file.
     @discardableResult
     public func start(_ id: String, duration: Duration) -> Double {
-        state.withLock { _ = $0.schedule.start(id, at: clock.now, duration: duration) }
+        state.withLock { _ = $0.start(id, at: clock.now, duration: duration) }
         wake.ring()
         let (seconds, attoseconds) = duration.components
         return wallClock() + Double(seconds) + Double(attoseconds) / 1e18
@@ -46,7 +40,7 @@ public final class AutoOffService: Sendable {
     }
 
     public func cancel(_ id: String) {
-        state.withLock { $0.schedule.cancel(id) }
+        state.withLock { $0.cancel(id) }
         wake.ring()
     }
 
@@ -67,36 +61,24 @@ public final class AutoOffService: Sendable {
 
     /// "Off in 9:41" while a device's countdown runs.
     public func status(_ id: String) -> String? {
-        state.withLock { $0.schedule.status(id, at: clock.now) }
+        state.withLock { $0.status(id, at: clock.now) }
     }
 
     /// Whether a device's countdown runs.
-    public func isRunning(_ id: String) -> Bool { state.withLock { $0.schedule.deadlines[id] != nil } }
+    public func isRunning(_ id: String) -> Bool { state.withLock { $0.deadlines[id] != nil } }
 
     /// Runs until cancelled. `switchOff` is called for each device whose time came; `refresh` with
     /// the devices whose countdown text may have changed.
     public func run(switchOff: @escaping @Sendable (String) async -> Void, refresh: @escaping @Sendable ([String]) async -> Void) async {
+        var alarm = WakeAlarm(clock: clock, ringing: wake)
         await withDiscardingTaskGroup { group in
             for await _ in wake {
                 let now = clock.now
-                let (due, active) = state.withLock { state in
-                    if let armed = state.armed, armed <= now { state.armed = nil }
-                    return (state.schedule.takeDue(at: now), Array(state.schedule.deadlines.keys))
-                }
+                let (due, active) = state.withLock { ($0.takeDue(at: now), Array($0.deadlines.keys)) }
                 for id in due { await switchOff(id) }
                 if !(due.isEmpty && active.isEmpty) { await refresh((due + active).sorted()) }
-                let next = state.withLock { state -> OffsetInstant? in
-                    guard let next = state.schedule.nextWake(after: clock.now) else { return nil }
-                    if let armed = state.armed, armed <= next { return nil }
-                    state.armed = next
-                    return next
-                }
-                if let next {
-                    let clock = self.clock, wake = self.wake
-                    group.addTask {
-                        guard (try? await clock.sleep(until: next)) != nil else { return }
-                        wake.ring()
-                    }
+                if let next = state.withLock({ $0.nextWake(after: clock.now) }), let sleep = alarm.arm(at: next) {
+                    group.addTask(operation: sleep)
                 }
             }
         }

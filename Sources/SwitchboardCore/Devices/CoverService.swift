@@ -14,7 +14,6 @@ public final class CoverService: Sendable {
 
     private struct State {
         var machines: [String: Machine] = [:]
-        var armed: OffsetInstant?
     }
 
     public let covers: [String: CoverSettings]
@@ -27,8 +26,9 @@ public final class CoverService: Sendable {
     private let wake = Doorbell()
 
     /// Starts each cover where its inputs say: a motor at an end whose end stop is active, else
-    /// where the previous configuration left it if its settings did not change (`known`), else at
-    /// an unknown position; a garage door from its reeds.
+    /// where the previous configuration left it if its settings did not change (`known`), else
+    /// where the state file says it stopped last (on the same relays), else at an unknown
+    /// position; a garage door from its reeds.
     public init(configuration: SwitchboardConfiguration, hub: DeviceHub, remembering known: RemoteKnowledge = .none, clock: some Clock<Duration> = ContinuousClock()) {
         let clock = AnyClock(clock)
         var state = State()
@@ -44,6 +44,12 @@ public final class CoverService: Sendable {
                         var before = carried.settings
                         before.position = cover.position
                         return before == cover ? carried.position : nil
+                    }
+                    ?? hub.persisted.coverPositions?[cover.id].flatMap { saved in
+                        // A relay found on (the daemon died as the blind moved) makes it unknown.
+                        guard case .motor(let open, let close, _, _) = cover.drive, saved.open == open, saved.close == close,
+                              (try? hub.value(of: open)) != true, (try? hub.value(of: close)) != true else { return nil }
+                        return (0...100).contains(saved.position) ? saved.position : nil
                     }
                 let motion = CoverMotion(
                     timing: CoverMotion.Timing(openTime: openTime, closeTime: closeTime, deadTime: interlock?.deadTime ?? .zero, endStops: ends),
@@ -202,15 +208,25 @@ public final class CoverService: Sendable {
                   (try? hub.value(of: open)) == true || (try? hub.value(of: close)) == true else { continue }
             do { try await apply(.stop, to: cover) } catch { log(.error, "cover \(cover.id): \(error)") }
         }
+        var alarm = WakeAlarm(clock: clock, ringing: wake)
+        var saved = hub.persisted.coverPositions ?? [:]
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await device in changes { await self.inputChanged(device) }
             }
             for await _ in wake {
                 for id in covers.keys.sorted() { await tick(id, log: log) }
+                let resting = restingPositions()
+                if resting != saved {
+                    do {
+                        try hub.updatePersisted { $0.coverPositions = resting.isEmpty ? nil : resting }
+                        saved = resting
+                    } catch {
+                        log(.warning, "covers: their positions were not saved (\(error)); a restart may not know where a blind is")
+                    }
+                }
                 let now = clock.now
                 let next = state.withLock { state -> OffsetInstant? in
-                    if let armed = state.armed, armed <= now { state.armed = nil }
                     let wakes = state.machines.values.compactMap { machine -> OffsetInstant? in
                         switch machine {
                         case .motor(let motion):
@@ -221,19 +237,26 @@ public final class CoverService: Sendable {
                             return door.nextWake(after: now)
                         }
                     }
-                    guard let next = wakes.min() else { return nil }
-                    if let armed = state.armed, armed <= next { return nil }
-                    state.armed = next
-                    return next
+                    return wakes.min()
                 }
-                if let next {
-                    let clock = self.clock, wake = self.wake
-                    group.addTask {
-                        guard (try? await clock.sleep(until: next)) != nil else { return }
-                        wake.ring()
-                    }
-                }
+                if let next, let sleep = alarm.arm(at: next) { group.addTask(operation: sleep) }
             }
+        }
+    }
+
+    /// Each motor at rest whose position is known, for the state file; one moving or waiting to
+    /// reverse has none (a daemon that dies then cannot know where it stopped).
+    private func restingPositions() -> [String: CoverPositionRecord] {
+        let now = clock.now
+        return state.withLock { state in
+            var positions: [String: CoverPositionRecord] = [:]
+            for (id, machine) in state.machines {
+                guard case .motor(let motion) = machine, motion.direction == nil, motion.nextWake == nil,
+                      let position = motion.shownPosition(at: now), let cover = covers[id],
+                      case .motor(let open, let close, _, _) = cover.drive else { continue }
+                positions[id] = CoverPositionRecord(position: position, open: open, close: close)
+            }
+            return positions
         }
     }
 

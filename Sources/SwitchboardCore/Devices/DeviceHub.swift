@@ -319,6 +319,12 @@ public final class DeviceHub: Sendable {
         if changed { valueChanges.yield(id) }
     }
 
+    /// What the hub knows of a device of another system or node: its last value (nil while not
+    /// known) and why it is stale (nil while it is not).
+    public func remoteReading(_ id: String) -> (value: Bool?, unavailable: String?) {
+        state.withLock { ($0.remote[id], $0.unavailable[id]) }
+    }
+
     /// Connects remote commands (MQTT) to the hub.
     public func setRemoteCommandSender(_ sender: RemoteCommandSender?) {
         remoteCommands.set(sender)

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// What a ``DeviceHub`` knows of the devices that live elsewhere (other systems' devices, from
 /// their state messages; controls on other nodes, from their presentations), carried into the
 /// next configuration's hub on a reload. A device whose settings the reload leaves as they were
@@ -11,6 +17,9 @@ public struct RemoteKnowledge: Sendable {
     /// Where each motor cover was, with its settings then: a reload that leaves a cover alone
     /// keeps its position.
     var coverPositions: [String: (settings: CoverSettings, position: Int)] = [:]
+    /// The wall-clock instant up to which the previous configuration's schedules were checked:
+    /// a run due while the node reloaded fires once the next configuration starts.
+    var schedulesCheckedUntil: Date?
     /// The automations' runs in progress: one whose automation the reload leaves as it was goes on.
     var automationRuns: [AutomationRunHandover] = []
 

@@ -171,6 +171,9 @@ final class HomeKitAccessories: HAPAccessoryDatabase, @unchecked Sendable {
         case .targetDoorState:
             guard let target = value.intValue, target == 0 || target == 1 else { return .invalidValue }
             request = target == 0 ? "on" : "off"
+        case .targetPosition:
+            guard let target = value.intValue, (0...100).contains(target) else { return .invalidValue }
+            return await move(placement, to: target, id)
         default:
             return .readOnly
         }
@@ -191,5 +194,26 @@ final class HomeKitAccessories: HAPAccessoryDatabase, @unchecked Sendable {
         if characteristic.role == .targetDoorState { set(id, value) }
         log.routine("homekit: commands performed", "homekit: \(request) \(placement)")
         return .success
+    }
+
+    /// A blind's TargetPosition: its cover runs there (0 and 100 to its end stops), refused
+    /// while the node is locked.
+    private func move(_ placement: String, to target: Int, _ id: HAPCharacteristicID) async -> HAPStatus {
+        guard let runtime = runtime(),
+              let kind = await runtime.center.placements.first(where: { $0.id == placement })?.kind,
+              let cover = runtime.configuration.covers.first(where: { $0.toggleKind == kind }) else { return .serviceCommunicationFailure }
+        if await runtime.center.isLocked {
+            log(.warning, "homekit: \(cover.id) to \(target) % refused: Switchboard is locked (switchboard unlock)")
+            return .insufficientPrivileges
+        }
+        do {
+            let said = try await runtime.covers.perform(cover.id, .position(target))
+            set(id, .int(target))
+            log.routine("homekit: commands performed", "homekit: \(cover.id) to \(target) %: \(said)")
+            return .success
+        } catch {
+            log(.warning, "homekit: \(cover.id) to \(target) % refused: \(error)")
+            return .serviceCommunicationFailure
+        }
     }
 }

@@ -24,6 +24,12 @@ public enum HomeKitServiceKind: String, Sendable, Equatable {
     /// A wall push-button of `buttons[]`: Stateless Programmable Switch, ProgrammableSwitchEvent
     /// (single, double and long press), for the Home app's automations.
     case programmableSwitch
+    /// A blind of `covers[]` (its toggle): Window Covering, CurrentPosition, TargetPosition,
+    /// PositionState.
+    case windowCovering
+    /// A garage door of `covers[]` (its toggle): Garage Door Opener, its state from the cover's
+    /// (opening, closing and stopped too).
+    case garageDoorCover
 
     /// The HAP service type (short form of Apple's UUID).
     var serviceType: String {
@@ -34,8 +40,9 @@ public enum HomeKitServiceKind: String, Sendable, Equatable {
         case .switch, .button: return "49"
         case .contactSensor: return "80"
         case .motionSensor: return "85"
-        case .garageDoor: return "41"
+        case .garageDoor, .garageDoorCover: return "41"
         case .programmableSwitch: return "89"
+        case .windowCovering: return "8C"
         }
     }
 
@@ -44,6 +51,10 @@ public enum HomeKitServiceKind: String, Sendable, Equatable {
     static func of(_ presentation: ControlPresentation, device chosen: String?, in configuration: SwitchboardConfiguration) -> HomeKitServiceKind? {
         guard presentation.space == .controlCenter, let template = presentation.template else { return nil }
         if template == .button { return .button }
+        if let cover = configuration.covers.first(where: { $0.toggleKind == presentation.kind }) {
+            if case .pulse = cover.drive { return .garageDoorCover }
+            return .windowCovering
+        }
         let control = configuration.control(presentation.kind)
         let placement = presentation.id.flatMap { id in configuration.placements.first { $0.id == id } }
         let device = (control?.device ?? chosen).flatMap(configuration.device)
@@ -68,6 +79,7 @@ struct HomeKitCharacteristic: Sendable {
         case fixed(HAPJSON)
         case identify
         case on, outletInUse, contactState, motionDetected, currentDoorState, targetDoorState, obstructionDetected
+        case currentPosition, targetPosition, positionState
         /// A press: an event only; read, it is null (HAP).
         case programmableSwitchEvent
     }

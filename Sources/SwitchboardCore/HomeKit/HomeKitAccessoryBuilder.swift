@@ -49,7 +49,13 @@ enum HomeKitAccessoryBuilder {
                 characteristics = [characteristic("MotionDetected", "22", "bool", ["pr", "ev"], .motionDetected)]
             case .programmableSwitch:
                 characteristics = [characteristic("ProgrammableSwitchEvent", "73", "uint8", ["pr", "ev"], .programmableSwitchEvent, max: 2)]
-            case .garageDoor:
+            case .windowCovering:
+                characteristics = [
+                    characteristic("CurrentPosition", "6D", "uint8", ["pr", "ev"], .currentPosition, max: 100),
+                    characteristic("TargetPosition", "7C", "uint8", ["pr", "pw", "ev"], .targetPosition, max: 100),
+                    characteristic("PositionState", "72", "uint8", ["pr", "ev"], .positionState, max: 2),
+                ]
+            case .garageDoor, .garageDoorCover:
                 characteristics = [
                     characteristic("CurrentDoorState", "0E", "uint8", ["pr", "ev"], .currentDoorState, max: 4),
                     characteristic("TargetDoorState", "32", "uint8", ["pr", "pw", "ev"], .targetDoorState, max: 1),
@@ -91,6 +97,16 @@ enum HomeKitAccessoryBuilder {
         ])
     }
 
+    /// A blind's percent open from its toggle's value text (`Opening… 40 %`, `Open`, `Closed`);
+    /// 50 while it is not known.
+    static func coverPosition(_ presentation: ControlPresentation?) -> Int {
+        let text = presentation?.valueText ?? ""
+        if text == "Open" { return 100 }
+        if text == "Closed" { return 0 }
+        let digits = text.split(separator: " ").reversed().first { Int($0) != nil }
+        return digits.flatMap { Int($0) }.map { min(100, max(0, $0)) } ?? 50
+    }
+
     /// A characteristic's value for a placement's presentation (nil: it has none to read).
     static func value(_ role: HomeKitCharacteristic.Role, kind: HomeKitServiceKind?, _ presentation: ControlPresentation?) -> HAPJSON? {
         let on = presentation?.value ?? false
@@ -103,8 +119,25 @@ enum HomeKitAccessoryBuilder {
         // Active input: the contact is open (HAP's 1, "contact not detected").
         case .contactState: return .int(on ? 1 : 0)
         case .motionDetected: return .bool(on)
+        // A cover's garage door: open 0, closed 1, opening 2, closing 3, stopped 4; its target
+        // is the end it is at or going to (a door stopped part-way: open).
+        case .currentDoorState where kind == .garageDoorCover:
+            let text = presentation?.valueText ?? ""
+            return .int(text.hasPrefix("Opening") ? 2 : text.hasPrefix("Closing") ? 3 : text == "Open" ? 0 : text == "Closed" ? 1 : 4)
+        case .targetDoorState where kind == .garageDoorCover:
+            let text = presentation?.valueText ?? ""
+            return .int(text.hasPrefix("Closing") || text == "Closed" ? 1 : 0)
         // The reed switch says open (0) or closed (1); the target follows it once it is there.
         case .currentDoorState, .targetDoorState: return .int(on ? 0 : 1)
+        // A blind: the percent open it shows (an unknown position reads as half open, as HAP
+        // has no unknown), the end it runs to, and which way it moves.
+        case .currentPosition: return .int(coverPosition(presentation))
+        case .targetPosition:
+            let text = presentation?.valueText ?? ""
+            return .int(text.hasPrefix("Opening") ? 100 : text.hasPrefix("Closing") ? 0 : coverPosition(presentation))
+        case .positionState:
+            let text = presentation?.valueText ?? ""
+            return .int(text.hasPrefix("Opening") ? 1 : text.hasPrefix("Closing") ? 0 : 2)
         case .obstructionDetected: return .bool(false)
         case .programmableSwitchEvent: return .null
         }

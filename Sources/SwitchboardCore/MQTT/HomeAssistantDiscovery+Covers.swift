@@ -54,8 +54,10 @@ extension HomeAssistantDiscovery {
     /// The cover's state from its toggle's value text ("Opening… 40 %").
     static let coverStateTemplate = "{% set t = value_json.valueText or '' %}{{ 'opening' if t.startswith('Opening') else 'closing' if t.startswith('Closing') else 'open' if t == 'Open' else 'closed' if t == 'Closed' else 'stopped' }}"
 
-    /// A motor's position from its toggle's value text: the percent shown, 100 open, 0 closed.
-    static let coverPositionTemplate = "{% set t = value_json.valueText or '' %}{% set m = t | regex_findall('([0-9]+) %') %}{{ (m[0] | int) if m else (100 if t == 'Open' else 0) }}"
+    /// A motor's position from its toggle's value text: the percent shown, 100 open, 0 closed,
+    /// and nothing while it is not known (Home Assistant ignores an empty position, so it shows
+    /// none rather than 0).
+    static let coverPositionTemplate = "{% set t = value_json.valueText or '' %}{% set m = t | regex_findall('([0-9]+) %') %}{{ (m[0] | int) if m else 100 if t == 'Open' else 0 if t == 'Closed' else '' }}"
 }
 
 extension TopicContract {

@@ -5,8 +5,10 @@ extension MQTTBridge {
     /// `<base>/covers/<id>/set`: `OPEN`, `CLOSE` and `STOP` perform the cover's placed toggle and
     /// stop button through the control center (the lock, the routine log, the presentation), as
     /// any command does; a position (0…100), or a command whose control is not placed, goes to
-    /// the cover directly, refused while the node is locked if the cover requires authentication. Retained and malformed commands are
-    /// rejected and counted.
+    /// the cover directly, refused while the node is locked if the cover requires authentication.
+    /// Each is answered on `<base>/outcomes` (performed, refused or failed, naming the placed
+    /// toggle or stop button, else the cover). Retained and malformed commands are rejected and
+    /// counted.
     func handleCoverCommand(_ message: MQTTMessage, id: String) async {
         guard !message.retain else { return reject(message, "a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(message.topic)") }
         guard let cover = runtime.configuration.covers.first(where: { $0.id == id }), let covers = runtime.covers else {
@@ -30,20 +32,31 @@ extension MQTTBridge {
         case .stop: (cover.stopKind, .press)
         case .position: nil
         }
+        var answered = id
+        var outcome: [(key: String, value: JSONValue)]
         do {
             if let control, let placement = await runtime.center.placements.first(where: { $0.kind == control.kind }) {
-                _ = try await runtime.center.perform(placement.id, control.request, authenticated: false, locked: runtime.center.isLockedNow)
+                answered = placement.id
+                let performed = try await runtime.center.perform(placement.id, control.request, authenticated: false, locked: runtime.center.isLockedNow)
                 log.routine("mqtt: commands performed", "mqtt: cover \(id) \(text) performed")
-                return
+                outcome = [("outcome", .string("performed")), ("valueText", performed.presentation.valueText.map(JSONValue.string) ?? .null)]
+            } else {
+                // A position, or a control not placed: the lock is checked here, as the center would.
+                guard !(cover.requiresAuthentication && runtime.center.isLockedNow) else {
+                    throw ControlError(.authenticationRequired, detail: "\(cover.name) requires authentication: Switchboard is locked; unlock it (switchboard unlock) or use the local CLI")
+                }
+                let said = try await covers.perform(id, command)
+                log.routine("mqtt: commands performed", "mqtt: cover \(id) \(text): \(said)")
+                outcome = [("outcome", .string("performed")), ("valueText", .string(said))]
             }
-            // A position, or a control not placed: the lock is checked here, as the center would.
-            guard !(cover.requiresAuthentication && runtime.center.isLockedNow) else {
-                throw ControlError(.authenticationRequired, detail: "\(cover.name) requires authentication: Switchboard is locked; unlock it (switchboard unlock) or use the local CLI")
-            }
-            let said = try await covers.perform(id, command)
-            log.routine("mqtt: commands performed", "mqtt: cover \(id) \(text): \(said)")
+        } catch let error as ControlError {
+            log(.warning, "mqtt: cover \(id) \(text) refused: \(error)")
+            outcome = [("outcome", .string(Self.outcome(of: error.code))), ("code", .string(error.code.rawValue)), ("error", .string(error.description))]
         } catch {
             log(.warning, "mqtt: cover \(id) \(text) refused: \(error)")
+            outcome = [("outcome", .string("failed")), ("error", .string(String(describing: error)))]
         }
+        // Its answer, as every command's, on <base>/outcomes (Home Assistant's command event).
+        publishOutcome(of: answered, text, outcome)
     }
 }

@@ -53,11 +53,10 @@ extension MQTTBridge {
 
     /// Makes devices that have been silent for their `staleAfter` stale, on the runtime's clock.
     func serveHealth() async {
+        var alarm = WakeAlarm(clock: runtime.clock, ringing: healthWake)
         await withDiscardingTaskGroup { group in
-            var armed: OffsetInstant?
             for await _ in healthWake {
                 let now = runtime.clock.now
-                if let wake = armed, wake <= now { armed = nil }
                 let silenced = state.withLock { state -> [(String, String)] in
                     var silenced: [(String, String)] = []
                     for (id, var health) in state.health {
@@ -72,13 +71,8 @@ extension MQTTBridge {
                     log(.warning, "mqtt: \(id) is stale: \(reason)")
                     runtime.hub.setRemoteUnavailable(id, reason)
                 }
-                guard let next = state.withLock({ $0.health.values.compactMap(\.nextWake).min() }) else { continue }
-                if let wake = armed, wake <= next { continue }
-                armed = next
-                let clock = runtime.clock, bell = healthWake
-                group.addTask {
-                    guard (try? await clock.sleep(until: next)) != nil else { return }
-                    bell.ring()
+                if let next = state.withLock({ $0.health.values.compactMap(\.nextWake).min() }), let sleep = alarm.arm(at: next) {
+                    group.addTask(operation: sleep)
                 }
             }
         }

@@ -81,7 +81,7 @@ extension MQTTBridge {
             outcome = [("outcome", .string("failed")), ("error", .string(String(describing: error)))]
         }
         if let transaction = command.transaction { publishResult(of: id, transaction, outcome) }
-        publishOutcome(of: id, command.request, outcome)
+        publishOutcome(of: id, describe(command.request), outcome)
     }
 
     /// Commands that a newer one to the same control replaced while they waited their turn: not
@@ -99,14 +99,15 @@ extension MQTTBridge {
             if let transaction = arrived.command.transaction { publishResult(of: id, transaction, outcome) }
         }
         guard counted, let newest = turn.newestSuperseded else { return }
-        publishOutcome(of: id, newest.command.request, outcome + (turn.superseded > 1 ? [("count", .number(Double(turn.superseded)))] : []))
+        publishOutcome(of: id, describe(newest.command.request), outcome + (turn.superseded > 1 ? [("count", .number(Double(turn.superseded)))] : []))
     }
 
     /// Every command's outcome on `<base>/outcomes` (Home Assistant's command event entity): the
     /// outcome as `event_type`, the control, the command, and the rest of its result.
-    private func publishOutcome(of id: String, _ request: ControlRequest, _ outcome: [(key: String, value: JSONValue)]) {
+    /// - Parameter command: the command as the sender wrote it (`ON`, `TOGGLE`, a cover's `OPEN`).
+    func publishOutcome(of id: String, _ command: String, _ outcome: [(key: String, value: JSONValue)]) {
         guard let type = outcome.first(where: { $0.key == "outcome" })?.value else { return }
-        let payload = JSONValue.object([("event_type", type), ("control", .string(id)), ("command", .string(describe(request)))]
+        let payload = JSONValue.object([("event_type", type), ("control", .string(id)), ("command", .string(command))]
             + outcome.filter { $0.key != "outcome" && $0.key != "value" && $0.value != .null })
         connection.publish(MQTTMessage(topic: topics.outcomes, text: payload.jsonLine, qos: 1))
     }

@@ -4,9 +4,12 @@ public struct ScheduleRunRecord: Sendable, Codable, Equatable {
     public var at: Double
     /// What its actions did: `on porch: performed (On)`, or why one was refused.
     public var outcome: String
+    /// Whether an action of that run was refused or failed (nil in records of older versions).
+    public var refused: Bool?
 
-    public init(at: Double, outcome: String) {
+    public init(at: Double, outcome: String, refused: Bool? = nil) {
         self.at = at
         self.outcome = outcome
+        self.refused = refused
     }
 }

@@ -17,9 +17,14 @@ public final class ScheduleService: Sendable {
         var timetable: ScheduleTimetable
         /// What each schedule's last run did.
         var outcomes: [String: String]
-        /// The wall-clock instant a sleeping timer will wake at, if one sleeps.
-        var armed: Date?
+        /// The schedules whose last run had an action refused or failed.
+        var refused: Set<String>
+        /// The wall-clock instant up to which due runs were taken.
+        var checkedUntil: Date?
     }
+
+    /// The longest gap a reload's hand-over catches up (a run due while the node reloaded).
+    static let longestCatchUp: TimeInterval = 600
 
     /// The longest single sleep, after which the wall clock is read again.
     static let longestSleep = Duration.seconds(60)
@@ -38,20 +43,25 @@ public final class ScheduleService: Sendable {
     /// - Parameters:
     ///   - zone: the node's time zone (the system's: `TZ`, else `/etc/localtime`).
     ///   - persisted: the state file's record of last runs and pauses.
+    ///   - checkedSince: on a reload, the instant up to which the previous configuration's
+    ///     schedules were checked (``checkedUntil``): a run due since then fires at once (a run
+    ///     recorded in `persisted` never fires twice).
     ///   - save: changes the state file.
     public init(
-        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, runner: ActionRunner,
+        configuration: SwitchboardConfiguration, zone: LocalZone = .system, persisted: PersistedState, checkedSince: Date? = nil, runner: ActionRunner,
         clock: some Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Date = { Date() },
         save: @escaping @Sendable (_ change: (inout PersistedState) -> Void) -> Void, log: Log
     ) {
         let location = configuration.location.map { (latitude: $0.latitude, longitude: $0.longitude) }
         var timetable = ScheduleTimetable(calendar: ScheduleCalendar(zone: zone, location: location))
         let runs = persisted.scheduleRuns ?? [:]
+        let now = wallClock()
+        let from = checkedSince.map { min(now, max($0, now.addingTimeInterval(-Self.longestCatchUp))) } ?? now
         timetable.replace(
-            configuration.schedules.map { ($0.id, $0.rule) }, now: wallClock(),
+            configuration.schedules.map { ($0.id, $0.rule) }, now: from,
             lastFired: runs.mapValues { Date(timeIntervalSince1970: $0.at) }, paused: Set(persisted.pausedSchedules ?? [])
         )
-        state = Locked(State(timetable: timetable, outcomes: runs.mapValues(\.outcome)))
+        state = Locked(State(timetable: timetable, outcomes: runs.mapValues(\.outcome), refused: Set(runs.filter { $0.value.refused == true }.keys), checkedUntil: from))
         actions = Dictionary(configuration.schedules.map { ($0.id, $0.actions) }, uniquingKeysWith: { first, _ in first })
         self.runner = runner
         self.clock = AnyClock(clock)
@@ -87,6 +97,10 @@ public final class ScheduleService: Sendable {
         return true
     }
 
+    /// The wall-clock instant up to which due runs were taken, for the next configuration's
+    /// schedules on a reload.
+    public var checkedUntil: Date? { state.withLock { $0.checkedUntil } }
+
     /// The schedule ids, in devices.json's order.
     public var ids: [String] { state.withLock { $0.timetable.entries.map(\.id) } }
 
@@ -111,6 +125,18 @@ public final class ScheduleService: Sendable {
         }
     }
 
+    /// One line per schedule whose last run had an action refused or failed, for `status`'s
+    /// warnings and `health`: a schedule that did not do what it is there for is a problem until
+    /// a run of it works ("schedule lights-out: its run at … UTC was refused: press all-off: …").
+    public var problems: [String] {
+        state.withLock { state in
+            state.timetable.entries.compactMap { entry in
+                guard state.refused.contains(entry.id), let last = entry.lastFired else { return nil }
+                return "schedule \(entry.id): its run at \(Self.format(last)) did not do everything: \(state.outcomes[entry.id] ?? "?")"
+            }
+        }
+    }
+
     /// An instant as `2026-12-15 14:55:02 UTC` (UTC, so that it reads the same on every node).
     static func format(_ instant: Date) -> String {
         let seconds = Int(instant.timeIntervalSince1970.rounded(.down))
@@ -123,29 +149,18 @@ public final class ScheduleService: Sendable {
     /// Runs until cancelled: fires each schedule when it is due.
     public func run() async {
         wake.ring()
+        var alarm = WakeAlarm(clock: clock, ringing: wake)
         await withDiscardingTaskGroup { group in
             for await _ in wake {
                 let now = wallClock()
-                let due = state.withLock { state -> [(id: String, instant: Date)] in
-                    if let armed = state.armed, armed <= now { state.armed = nil }
+                let due = state.withLock { state in
+                    state.checkedUntil = now
                     return state.timetable.takeDue(at: now)
                 }
                 for (id, instant) in due { await fire(id, due: instant) }
-                let sleep = state.withLock { state -> (until: Date, for: Duration)? in
-                    guard let next = state.timetable.nextWake else { return nil }
-                    if let armed = state.armed, armed <= next { return nil }
-                    let now = wallClock()
-                    let wait = min(Self.longestSleep, .milliseconds(Int64(max(0, next.timeIntervalSince(now)) * 1000) + 1))
-                    state.armed = now.addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
-                    return (state.armed!, wait)
-                }
-                if let sleep {
-                    let clock = self.clock, wake = self.wake
-                    group.addTask {
-                        guard (try? await clock.sleep(for: sleep.for)) != nil else { return }
-                        wake.ring()
-                    }
-                }
+                guard let next = state.withLock({ $0.timetable.nextWake }) else { continue }
+                let wait = min(Self.longestSleep, .milliseconds(Int64(max(0, next.timeIntervalSince(wallClock())) * 1000) + 1))
+                if let sleep = alarm.arm(at: clock.now.advanced(by: wait)) { group.addTask(operation: sleep) }
             }
         }
     }
@@ -160,10 +175,14 @@ public final class ScheduleService: Sendable {
         }
         let outcomes = await runner.run(actions[id] ?? [])
         let text = outcomes.isEmpty ? "nothing to do" : outcomes.map(\.description).joined(separator: "; ")
-        state.withLock { $0.outcomes[id] = text }
+        let refused = !outcomes.allSatisfy(\.performed)
+        state.withLock { state in
+            state.outcomes[id] = text
+            if refused { state.refused.insert(id) } else { state.refused.remove(id) }
+        }
         save { state in
             var runs = state.scheduleRuns ?? [:]
-            runs[id] = ScheduleRunRecord(at: instant.timeIntervalSince1970, outcome: text)
+            runs[id] = ScheduleRunRecord(at: instant.timeIntervalSince1970, outcome: text, refused: refused)
             state.scheduleRuns = runs
         }
         log(outcomes.allSatisfy(\.performed) ? .info : .warning, "schedule \(id): \(text)")

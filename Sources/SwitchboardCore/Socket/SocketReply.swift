@@ -37,6 +37,30 @@ public struct SocketReply: Sendable, Codable, Equatable {
     public var homekit: HomeKitBridge.Report?
     /// Each schedule: its rule, next run, last run and what it did, for `status`.
     public var schedules: [String]?
+    /// The devices of other systems and nodes that no placed control shows, for `status` and `health`.
+    public var otherDevices: [OtherDevice]?
+
+    /// A device of another system or node, as `status` lists it.
+    public struct OtherDevice: Sendable, Codable, Equatable, CustomStringConvertible {
+        public var id: String
+        public var name: String
+        /// Its last value; nil while not known.
+        public var value: Bool?
+        /// Why it is stale; nil while it is not.
+        public var stale: String?
+
+        public init(id: String, name: String, value: Bool?, stale: String?) {
+            self.id = id
+            self.name = name
+            self.value = value
+            self.stale = stale
+        }
+
+        /// `plug Desk Plug: on`, `plug Desk Plug: unknown (stale): offline: …`.
+        public var description: String {
+            "\(id) \(name): \(value.map { $0 ? "on" : "off" } ?? "unknown")" + (stale.map { " (stale): \($0)" } ?? "")
+        }
+    }
     /// Each automation: what it does, its run in progress, its last run and why, for `status`.
     public var automations: [String]?
 
@@ -47,7 +71,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules, automations
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules, otherDevices, automations
     }
 
     public init(from decoder: any Decoder) throws {
@@ -66,6 +90,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         covers = try container.decodeIfPresent([String].self, forKey: .covers)
         homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
         schedules = try container.decodeIfPresent([String].self, forKey: .schedules)
+        otherDevices = try container.decodeIfPresent([OtherDevice].self, forKey: .otherDevices)
         automations = try container.decodeIfPresent([String].self, forKey: .automations)
     }
 
@@ -85,6 +110,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(covers, forKey: .covers)
         try container.encodeIfPresent(homekit, forKey: .homekit)
         try container.encodeIfPresent(schedules, forKey: .schedules)
+        try container.encodeIfPresent(otherDevices, forKey: .otherDevices)
         try container.encodeIfPresent(automations, forKey: .automations)
     }
 

@@ -271,7 +271,7 @@ struct SocketSession {
             case .status:
                 socketReply.node = runtime.configuration.node
                 socketReply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
-                let warnings = daemon.warnings.withLock { $0 } + daemon.extensions.problems + (runtime.bridge?.refusalWarnings ?? [])
+                let warnings = daemon.warnings.withLock { $0 } + daemon.extensions.problems + (runtime.bridge?.refusalWarnings ?? []) + runtime.schedules.problems
                 socketReply.warnings = warnings.isEmpty ? nil : warnings
                 let stale = await runtime.center.staleReasons
                 socketReply.staleReasons = stale.isEmpty ? nil : stale
@@ -290,6 +290,8 @@ struct SocketSession {
                 socketReply.automations = automations.isEmpty ? nil : automations
                 let covers = runtime.covers.summaries
                 socketReply.covers = covers.isEmpty ? nil : covers
+                let others = await runtime.parts.unshownRemoteDevices()
+                socketReply.otherDevices = others.isEmpty ? nil : others
                 socketReply.homekit = daemon.homekit.withLock { $0 }?.report(withSetupCode: false)
             default:
                 break

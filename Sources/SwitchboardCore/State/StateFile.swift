@@ -37,6 +37,8 @@ public struct PersistedState: Sendable, Codable, Equatable {
     public var scheduleRuns: [String: ScheduleRunRecord]?
     /// The schedules paused with `switchboard schedule pause`.
     public var pausedSchedules: [String]?
+    /// Blind id → its position when its motor last stopped (``CoverPositionRecord``).
+    public var coverPositions: [String: CoverPositionRecord]?
     /// Automation id → its last run: when it started and what it did (``AutomationService``).
     public var automationRuns: [String: ScheduleRunRecord]?
     /// The automations paused with `switchboard automation pause`.
