@@ -55,6 +55,8 @@ EXPECTED = {
     # Their end stop and reed, inputs: binary sensors.
     "binary_sensor.garage_pi_blind_bottom": ("switchboard_garage-pi_input_blind-bottom", "Blind Bottom", None),
     "binary_sensor.garage_pi_door_closed": ("switchboard_garage-pi_input_door-closed", "Door Closed", None),
+    # The schedule this check adds: a configuration switch that pauses and resumes it.
+    "switch.garage_pi_schedule_lights_out": ("switchboard_garage-pi_schedule_lights-out", "Schedule lights-out", "mdi:calendar-clock"),
 }
 CONTACT = {"id": "contact", "name": "Door Contact", "type": "input", "deviceClass": "garage_door",
            "gpio": {"chip": "main", "line": 6, "bias": "pullUp", "activeLow": True, "debounce": "20ms"}}
@@ -84,6 +86,8 @@ COVERS = [
      "closeTime": "4s", "closed": "blind-bottom"},
     {"id": "roller-door", "name": "Roller Door", "pulse": "door-opener", "travelTime": "3s", "closed": "door-closed"},
 ]
+# A schedule this check adds: the porch light off at 23:30.
+SCHEDULES = [{"id": "lights-out", "at": "23:30", "actions": [{"set": "porch", "value": False}]}]
 COVER_PLACEMENTS = [{"id": "blind", "control": "blind"}, {"id": "blind-stop", "control": "blind-stop"},
                     {"id": "roller-door", "control": "roller-door"}]
 # What Home Assistant calls each entity: the device's name and the entity's; the fan is the main
@@ -386,7 +390,7 @@ class Check:
         for entity_id, entry in registry.items():
             category = {"binary_sensor.garage_pi_connectivity": "diagnostic", "sensor.garage_pi_version": "diagnostic",
                         "sensor.garage_pi_rejected_messages": "diagnostic", "binary_sensor.garage_pi_problems": "diagnostic",
-                        "select.garage_pi_kitchen_device": "config",
+                        "select.garage_pi_kitchen_device": "config", "switch.garage_pi_schedule_lights_out": "config",
                         OUTLET_ENTITY: "config"}
             expect(entry["entity_category"] == category.get(entity_id), f"{entity_id}: entity category {category.get(entity_id)}",
                    entry["entity_category"])
@@ -600,6 +604,20 @@ class Check:
         time.sleep(1)
         self.expect_clean_log("after the covers")
 
+    def schedules(self):
+        print("A schedule: a configuration switch that pauses and resumes it", flush=True)
+        switch = "switch.garage_pi_schedule_lights_out"
+        expect(self.state(switch) == "on", "the schedule runs: its switch is on", self.state(switch))
+        expect(self.attributes(switch).get("paused") is False and str(self.attributes(switch).get("next", "")).endswith(" UTC"),
+               "its next run is an attribute", self.attributes(switch))
+        self.ha.call("switch", "turn_off", entity_id=switch)
+        eventually("switch.turn_off pauses it, as switchboard schedule pause does",
+                   lambda: (self.state(switch), self.daemon.cli("status")),
+                   lambda s: s[0] == "off" and "schedule lights-out: 23:30: off porch; paused; last none yet" in s[1], 5)
+        self.ha.call("switch", "turn_on", entity_id=switch)
+        eventually("switch.turn_on resumes it", lambda: (self.state(switch), self.daemon.cli("status")),
+                   lambda s: s[0] == "on" and "schedule lights-out: 23:30: off porch; next " in s[1], 5)
+
     def wall_button(self):
         print("A wall push-button: its presses as events", flush=True)
         attributes = self.attributes("event.garage_pi_button_wall")
@@ -677,9 +695,10 @@ class Check:
                    lambda s: s == (None, False, []), timeout=10)
         kept = {"light.garage_pi_porch", "button.garage_pi_garage", OUTLET_ENTITY} | {e for e in EXPECTED if e.split(".")[1].startswith(
             ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_problems", "garage_pi_commands",
-             "garage_pi_contact", "garage_pi_button_wall", "garage_pi_blind", "garage_pi_roller_door", "garage_pi_door_closed"))}
+             "garage_pi_contact", "garage_pi_button_wall", "garage_pi_blind", "garage_pi_roller_door", "garage_pi_door_closed",
+             "garage_pi_schedule_lights_out"))}
         expect(set(self.switchboard_entities()) == kept,
-               "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities, the wall button's, the covers' and the node's own",
+               "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities, the wall button's, the covers', the schedule's and the node's own",
                sorted(self.switchboard_entities()))
         time.sleep(1)
         self.expect_clean_log("at the end")
@@ -713,6 +732,7 @@ class Check:
             self.contact()
             self.wall_button()
             self.covers()
+            self.schedules()
             self.placements()
             self.reload()
             self.availability()
@@ -747,6 +767,7 @@ def main():
     configuration.setdefault("interlocks", []).append(COVER_INTERLOCK)
     configuration["covers"] = COVERS
     configuration["placements"] += COVER_PLACEMENTS
+    configuration["schedules"] = SCHEDULES
     pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
 
     try:

@@ -39,6 +39,18 @@ public final class ScheduleService: Sendable {
     private let log: Log
     /// Rung when the timetable changed or a timer fired.
     private let wake = Doorbell()
+    /// Rung when a schedule was paused, resumed or ran: for whoever shows them (the MQTT bridge).
+    public let changed = Doorbell()
+
+    /// One schedule as it stands, for MQTT and Home Assistant.
+    public struct Snapshot: Sendable, Equatable {
+        public var id: String
+        public var paused: Bool
+        public var next: Date?
+        public var last: Date?
+        /// What its last run did.
+        public var outcome: String?
+    }
 
     /// - Parameters:
     ///   - zone: the node's time zone (the system's: `TZ`, else `/etc/localtime`).
@@ -94,12 +106,20 @@ public final class ScheduleService: Sendable {
         save { $0.pausedSchedules = list.isEmpty ? nil : list }
         log(.info, "schedule \(id) \(paused ? "paused" : "resumed")")
         wake.ring()
+        changed.ring()
         return true
     }
 
     /// The wall-clock instant up to which due runs were taken, for the next configuration's
     /// schedules on a reload.
     public var checkedUntil: Date? { state.withLock { $0.checkedUntil } }
+
+    /// Each schedule as it stands, in devices.json's order.
+    public var snapshots: [Snapshot] {
+        state.withLock { state in
+            state.timetable.entries.map { Snapshot(id: $0.id, paused: $0.paused, next: $0.next, last: $0.lastFired, outcome: state.outcomes[$0.id]) }
+        }
+    }
 
     /// The schedule ids, in devices.json's order.
     public var ids: [String] { state.withLock { $0.timetable.entries.map(\.id) } }
@@ -186,5 +206,6 @@ public final class ScheduleService: Sendable {
             state.scheduleRuns = runs
         }
         log(outcomes.allSatisfy(\.performed) ? .info : .warning, "schedule \(id): \(text)")
+        changed.ring()
     }
 }
