@@ -34,6 +34,7 @@ usage: switchboard [--socket PATH] <command> [arguments]
   button <id> --double                    press a simulated push-button twice (its double press)
   input <id> active|inactive              open or close a simulated contact, trip a sensor (--simulate)
   schedule pause|resume <id>              stop a schedule from firing (across restarts), or let it fire again
+  automation pause|resume <id>            stop an automation from running (across restarts), or let it run again
   check <file> [--simulate]               validate a devices.json without a daemon
   homekit                                 the HomeKit bridge: its setup code, paired or not, the controllers
   homekit reset                           unpair every controller (the bridge keeps its identity)
@@ -314,6 +315,7 @@ case "status":
     for input in reply.inputs ?? [] { print("input \(input.id): \(input.value ? "active" : "inactive")") }
     for button in reply.buttons ?? [] { print("button \(button)") }
     for schedule in reply.schedules ?? [] { print("schedule \(schedule)") }
+    for automation in reply.automations ?? [] { print("automation \(automation)") }
     for cover in reply.covers ?? [] { print("cover \(cover)") }
     for device in reply.otherDevices ?? [] { print("device \(device)") }
     if let mqtt = reply.mqtt { print("mqtt: \(mqtt)") }
@@ -399,6 +401,18 @@ case "schedule":
         let reply = try client.send(line: #"{"op":"schedule","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","pause":\#(verb == "pause")}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
         for schedule in reply.schedules ?? [] { print("schedule \(schedule)") }
+    } catch {
+        fail(String(describing: error), .unreachable)
+    }
+case "automation":
+    let verb = argument("pause or resume")
+    guard verb == "pause" || verb == "resume" else { fail("automation \(verb): say pause or resume\n\n\(usage)", .usage) }
+    let id = argument("an automation's id")
+    finishArguments()
+    do {
+        let reply = try client.send(line: #"{"op":"automation","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","pause":\#(verb == "pause")}"#)
+        if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
+        for automation in reply.automations ?? [] { print("automation \(automation)") }
     } catch {
         fail(String(describing: error), .unreachable)
     }

@@ -97,6 +97,12 @@ struct RecipesTests {
         #expect(await daemon.cli(["input", "garage-closed", "inactive"]).status == 0)
         #expect(await daemon.waitUntil { await shown(daemon, "garage")?.valueText?.hasPrefix("Opening") == true })
 
+        // The hall light when the garage door opens.
+        #expect(await daemon.waitUntil { await statusLine(daemon, "output hall") == "output hall: on" }, "\(daemon.log)")
+        let automation = await statusLine(daemon, "automation garage-light")
+        #expect(automation.hasPrefix("automation garage-light: when garage becomes on: on hall, wait 5m, off hall; running since "), "\(automation)")
+        #expect(automation.hasSuffix(" UTC: garage became Opening…: on hall: performed (On); waiting 5m; last none yet"), "\(automation)")
+
         // The plug that says when it is gone.
         let plug = try await MQTTObserver(port: broker.port, filter: "tele/plug1/LWT")
         plug.publish("tele/plug1/LWT", "Offline", retain: true)

@@ -102,6 +102,7 @@ extension ConfigurationLoader {
         validateHomeAssistant(configuration, &problems)
         validateButtons(configuration, &problems)
         validateSchedules(configuration, &problems)
+        validateAutomations(configuration, &problems)
         validateCovers(configuration, &problems)
 
         for placement in configuration.placements {

@@ -58,27 +58,29 @@ extension ConfigurationLoader {
 
     /// Reads a list of actions: `{"set": id, "value": bool}`, `{"toggle": id}`, `{"press": id}`.
     static func readActions(_ values: [JSONValue], at path: String, _ problems: inout [ConfigurationProblem]) -> [ScheduleAction] {
-        values.enumerated().compactMap { index, value -> ScheduleAction? in
-            let here = "\(path)[\(index)]"
-            guard var reader = ObjectReader(value, at: here, problems: &problems) else { return nil }
-            let verbs = ["set", "toggle", "press"].filter { reader.value($0) != nil }
-            guard verbs.count == 1, let verb = verbs.first else {
-                problems.append(ConfigurationProblem(here, "expected one of {\"set\": \"<placement>\", \"value\": true|false}, {\"toggle\": \"<placement>\"}, {\"press\": \"<placement>\"}"))
-                return nil
-            }
-            let placement = reader.string(verb, required: true, &problems) ?? ""
-            var action: ScheduleAction?
-            switch verb {
-            case "set":
-                if case .bool(let on)? = reader.value("value") { action = .set(placement: placement, value: on) } else {
-                    problems.append(ConfigurationProblem(reader.child("value"), "is required with \"set\": true (on) or false (off)"))
-                }
-            case "toggle": action = .toggle(placement: placement)
-            default: action = .press(placement: placement)
-            }
-            reader.finish(&problems)
-            return action
+        values.enumerated().compactMap { index, value in readAction(value, at: "\(path)[\(index)]", &problems) }
+    }
+
+    /// Reads one action: `{"set": id, "value": bool}`, `{"toggle": id}` or `{"press": id}`.
+    static func readAction(_ value: JSONValue, at here: String, _ problems: inout [ConfigurationProblem]) -> ScheduleAction? {
+        guard var reader = ObjectReader(value, at: here, problems: &problems) else { return nil }
+        let verbs = ["set", "toggle", "press"].filter { reader.value($0) != nil }
+        guard verbs.count == 1, let verb = verbs.first else {
+            problems.append(ConfigurationProblem(here, "expected one of {\"set\": \"<placement>\", \"value\": true|false}, {\"toggle\": \"<placement>\"}, {\"press\": \"<placement>\"}"))
+            return nil
         }
+        let placement = reader.string(verb, required: true, &problems) ?? ""
+        var action: ScheduleAction?
+        switch verb {
+        case "set":
+            if case .bool(let on)? = reader.value("value") { action = .set(placement: placement, value: on) } else {
+                problems.append(ConfigurationProblem(reader.child("value"), "is required with \"set\": true (on) or false (off)"))
+            }
+        case "toggle": action = .toggle(placement: placement)
+        default: action = .press(placement: placement)
+        }
+        reader.finish(&problems)
+        return action
     }
 
     /// Each schedule has a unique id, a location when it needs the sun, and actions on
@@ -98,21 +100,25 @@ extension ConfigurationLoader {
     /// Each action's placement exists; a toggle is set or toggled, a button pressed.
     static func validateActions(_ actions: [ScheduleAction], at path: String, _ configuration: SwitchboardConfiguration, _ placements: [String], _ problems: inout [ConfigurationProblem]) {
         for (index, action) in actions.enumerated() {
-            let here = "\(path)[\(index)]"
-            guard let placement = configuration.placements.first(where: { $0.id == action.placement }) else {
-                problems.append(ConfigurationProblem(here, "\"\(action.placement)\" is not a placement; placements: \(placements.isEmpty ? "none" : placements.joined(separator: ", "))"))
-                continue
-            }
-            // A Swift control's template is known once its bundle runs: only devices.json's are checked here.
-            guard let template = configuration.control(placement.control)?.template else { continue }
-            switch (action, template) {
-            case (.press, .toggle):
-                problems.append(ConfigurationProblem(here, "\"\(action.placement)\" is a toggle: use {\"set\": …, \"value\": …} or {\"toggle\": …}"))
-            case (.set, .button), (.toggle, .button):
-                problems.append(ConfigurationProblem(here, "\"\(action.placement)\" is a button (or a scene): use {\"press\": \"\(action.placement)\"}"))
-            default:
-                break
-            }
+            validateAction(action, at: "\(path)[\(index)]", configuration, placements, &problems)
+        }
+    }
+
+    /// An action's placement exists; a toggle is set or toggled, a button pressed.
+    static func validateAction(_ action: ScheduleAction, at here: String, _ configuration: SwitchboardConfiguration, _ placements: [String], _ problems: inout [ConfigurationProblem]) {
+        guard let placement = configuration.placements.first(where: { $0.id == action.placement }) else {
+            problems.append(ConfigurationProblem(here, "\"\(action.placement)\" is not a placement; placements: \(placements.isEmpty ? "none" : placements.joined(separator: ", "))"))
+            return
+        }
+        // A Swift control's template is known once its bundle runs: only devices.json's are checked here.
+        guard let template = configuration.control(placement.control)?.template else { return }
+        switch (action, template) {
+        case (.press, .toggle):
+            problems.append(ConfigurationProblem(here, "\"\(action.placement)\" is a toggle: use {\"set\": …, \"value\": …} or {\"toggle\": …}"))
+        case (.set, .button), (.toggle, .button):
+            problems.append(ConfigurationProblem(here, "\"\(action.placement)\" is a button (or a scene): use {\"press\": \"\(action.placement)\"}"))
+        default:
+            break
         }
     }
 }

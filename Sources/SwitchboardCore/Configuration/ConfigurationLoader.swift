@@ -92,6 +92,7 @@ public enum ConfigurationLoader {
         }
         let location = root.value("location").flatMap { readLocation($0, &problems) }
         let schedules = readAll(root.array("schedules", &problems), "schedules", readSchedule, &problems)
+        let automations = readAll(root.array("automations", &problems), "automations", readAutomation, &problems)
         root.finish(&problems)
         var configuration = SwitchboardConfiguration(
             node: node, name: name, mqtt: mqtt, chips: chips, devices: devices, controls: controls, placements: placements, actionButtons: buttons,
@@ -99,6 +100,8 @@ public enum ConfigurationLoader {
         )
         configuration.location = location
         configuration.schedules = schedules
+        configuration.automations = automations
+        listenForDoublePresses(&configuration)
         return configuration
     }
 

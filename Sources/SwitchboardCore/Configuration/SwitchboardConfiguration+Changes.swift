@@ -24,6 +24,7 @@ extension SwitchboardConfiguration {
             lines.append(new.location == nil ? "location removed" : location == nil ? "location set" : "location changed (sunrise and sunset move)")
         }
         lines += Self.scheduleChanges(schedules, new.schedules)
+        lines += Self.automationChanges(automations, new.automations)
         return lines
     }
 
@@ -67,6 +68,23 @@ extension SwitchboardConfiguration {
             }
         }
         for schedule in old where after[schedule.id] == nil { lines.append("schedule \(schedule.id) removed") }
+        return lines
+    }
+
+    /// Automations act by themselves too: what a reload does to one is said with what it now does.
+    private static func automationChanges(_ old: [AutomationSettings], _ new: [AutomationSettings]) -> [String] {
+        let before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(new.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var lines: [String] = []
+        for automation in new {
+            guard var previous = before[automation.id] else {
+                lines.append("automation \(automation.id) added: \(automation.summary)")
+                continue
+            }
+            previous.position = automation.position
+            if previous != automation { lines.append("automation \(automation.id) changed: \(automation.summary)") }
+        }
+        for automation in old where after[automation.id] == nil { lines.append("automation \(automation.id) removed") }
         return lines
     }
 

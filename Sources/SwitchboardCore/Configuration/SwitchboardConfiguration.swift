@@ -28,6 +28,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var location: NodeLocation? = nil
     /// What the node does by itself at times of day (``ScheduleSettings``).
     public var schedules: [ScheduleSettings] = []
+    /// What the node does by itself when something happens (``AutomationSettings``).
+    public var automations: [AutomationSettings] = []
 
     /// The interlock a device is in, if any.
     public func interlock(of device: String) -> InterlockSettings? { interlocks.first { $0.devices.contains(device) } }

@@ -26,6 +26,8 @@ public final class NodeRuntime: Sendable {
     public let buttons: [String: ButtonService]
     /// devices.json's schedules.
     public let schedules: ScheduleService
+    /// devices.json's automations.
+    public let automations: AutomationService
     let speech = SpeechAnnouncer()
     /// The clock timers run on: countdowns, pulses, LED blinks.
     let clock: AnyClock
@@ -85,6 +87,14 @@ public final class NodeRuntime: Sendable {
                 runner: ActionRunner(handler: ControlCommandHandler(center: center, authenticatesEveryCommand: false)), clock: clock,
                 save: { [hub] change in
                     do { try hub.updatePersisted(change) } catch { log(.error, "schedules: the last run was not saved: \(error)") }
+                }, log: log
+            )
+            // Automations act unattended too.
+            automations = AutomationService(
+                configuration: configuration, persisted: hub.persisted, continuing: known.automationRuns,
+                runner: ActionRunner(handler: ControlCommandHandler(center: center, authenticatesEveryCommand: false)), clock: clock,
+                save: { [hub] change in
+                    do { try hub.updatePersisted(change) } catch { log(.error, "automations: the last run was not saved: \(error)") }
                 }, log: log
             )
             (ended, end) = AsyncStream<Void>.makeStream()
@@ -242,6 +252,12 @@ public final class NodeRuntime: Sendable {
         })
         if !configuration.schedules.isEmpty {
             services.append(ServiceGroup.Entry("schedules", stop: .cancellation, returnStopsGroup: false) { [schedules] in await schedules.run() })
+        }
+        if !configuration.automations.isEmpty {
+            let pushButtons = buttons.values.sorted { $0.settings.id < $1.settings.id }
+            services.append(ServiceGroup.Entry("automations", stop: .cancellation, returnStopsGroup: false) { [automations] in
+                await automations.run(following: center, buttons: pushButtons)
+            })
         }
         if !covers.covers.isEmpty {
             let covers = self.covers

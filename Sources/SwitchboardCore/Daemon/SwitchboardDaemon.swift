@@ -367,6 +367,7 @@ public final class SwitchboardDaemon: Sendable {
         var known = old.hub.remoteKnowledge
         known.coverPositions = old.covers.positions
         known.schedulesCheckedUntil = old.schedules.checkedUntil
+        known.automationRuns = old.automations.runsInProgress
         // Output lines stay requested throughout.
         let handover = old.shutdown(handingOverTo: configuration)
         defer { handover.releaseRest() }

@@ -20,6 +20,8 @@ public struct RemoteKnowledge: Sendable {
     /// The wall-clock instant up to which the previous configuration's schedules were checked:
     /// a run due while the node reloaded fires once the next configuration starts.
     var schedulesCheckedUntil: Date?
+    /// The automations' runs in progress: one whose automation the reload leaves as it was goes on.
+    var automationRuns: [AutomationRunHandover] = []
 
     /// Nothing known: a node's first configuration.
     public static let none = RemoteKnowledge(settings: [:], values: [:], unavailable: [:])

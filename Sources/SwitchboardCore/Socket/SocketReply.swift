@@ -61,6 +61,8 @@ public struct SocketReply: Sendable, Codable, Equatable {
             "\(id) \(name): \(value.map { $0 ? "on" : "off" } ?? "unknown")" + (stale.map { " (stale): \($0)" } ?? "")
         }
     }
+    /// Each automation: what it does, its run in progress, its last run and why, for `status`.
+    public var automations: [String]?
 
     public init(_ reply: ControlReply) { self.reply = reply }
 
@@ -69,7 +71,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules, otherDevices
+        case node, devices, announcements, warnings, changes, staleReasons, mqtt, inputs, extensions, buttons, covers, homekit, schedules, otherDevices, automations
     }
 
     public init(from decoder: any Decoder) throws {
@@ -89,6 +91,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         homekit = try container.decodeIfPresent(HomeKitBridge.Report.self, forKey: .homekit)
         schedules = try container.decodeIfPresent([String].self, forKey: .schedules)
         otherDevices = try container.decodeIfPresent([OtherDevice].self, forKey: .otherDevices)
+        automations = try container.decodeIfPresent([String].self, forKey: .automations)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -108,6 +111,7 @@ public struct SocketReply: Sendable, Codable, Equatable {
         try container.encodeIfPresent(homekit, forKey: .homekit)
         try container.encodeIfPresent(schedules, forKey: .schedules)
         try container.encodeIfPresent(otherDevices, forKey: .otherDevices)
+        try container.encodeIfPresent(automations, forKey: .automations)
     }
 
     // The control reply's fields, read through.

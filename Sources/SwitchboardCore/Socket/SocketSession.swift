@@ -20,7 +20,7 @@ private struct ButtonCommand: Decodable {
     var double: Bool?
 }
 
-/// `{"op":"schedule","id":"dusk","pause":true}`: pause or resume a schedule.
+/// `{"op":"schedule","id":"dusk","pause":true}`: pause or resume a schedule (`"op":"automation"`: an automation).
 private struct ScheduleCommand: Decodable {
     var id: String
     var pause: Bool
@@ -204,6 +204,19 @@ struct SocketSession {
             var reply = SocketReply(ControlReply())
             reply.schedules = runtime.schedules.summaries.filter { $0.hasPrefix(command.id + ":") }
             return reply
+        case "automation":
+            guard let command = try? CheckedJSON.decode(ScheduleCommand.self, from: Data(line.utf8)) else {
+                return .failure(code: "badCommand", message: "automation needs \"id\" and \"pause\" (true to pause, false to resume)")
+            }
+            let known = command.pause ? runtime.automations.pause(command.id) : runtime.automations.resume(command.id)
+            guard known else {
+                let ids = runtime.automations.ids
+                return .failure(code: "unknownAutomation", message: "no automation \"\(command.id)\"; automations: \(ids.isEmpty ? "none (add \"automations\" to \(daemon.options.configPath))" : ids.joined(separator: ", "))")
+            }
+            daemon.log(.info, "cli: automation \(command.id) \(command.pause ? "pause" : "resume")")
+            var reply = SocketReply(ControlReply())
+            reply.automations = runtime.automations.summaries.filter { $0.hasPrefix(command.id + ":") }
+            return reply
         case "homekit":
             guard let bridge = daemon.homekit.withLock({ $0 }), let report = bridge.report(withSetupCode: true) else {
                 return .failure(code: "homekitOff", message: "the HomeKit bridge is off: add a \"homekit\" block to \(daemon.options.configPath) (docs/homekit.md) and run switchboard apply")
@@ -273,6 +286,8 @@ struct SocketSession {
                 socketReply.buttons = buttons.isEmpty ? nil : buttons
                 let schedules = runtime.schedules.summaries
                 socketReply.schedules = schedules.isEmpty ? nil : schedules
+                let automations = runtime.automations.summaries
+                socketReply.automations = automations.isEmpty ? nil : automations
                 let covers = runtime.covers.summaries
                 socketReply.covers = covers.isEmpty ? nil : covers
                 let others = await runtime.parts.unshownRemoteDevices()

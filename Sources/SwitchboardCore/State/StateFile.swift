@@ -39,6 +39,10 @@ public struct PersistedState: Sendable, Codable, Equatable {
     public var pausedSchedules: [String]?
     /// Blind id → its position when its motor last stopped (``CoverPositionRecord``).
     public var coverPositions: [String: CoverPositionRecord]?
+    /// Automation id → its last run: when it started and what it did (``AutomationService``).
+    public var automationRuns: [String: ScheduleRunRecord]?
+    /// The automations paused with `switchboard automation pause`.
+    public var pausedAutomations: [String]?
 
     public init() {}
 }
