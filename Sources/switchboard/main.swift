@@ -392,27 +392,15 @@ case "input":
     } catch {
         fail(String(describing: error), .unreachable)
     }
-case "schedule":
+case "schedule", "automation":
     let verb = argument("pause or resume")
-    guard verb == "pause" || verb == "resume" else { fail("schedule \(verb): say pause or resume\n\n\(usage)", .usage) }
-    let id = argument("a schedule's id")
+    guard verb == "pause" || verb == "resume" else { fail("\(command) \(verb): say pause or resume\n\n\(usage)", .usage) }
+    let id = argument(command == "schedule" ? "a schedule's id" : "an automation's id")
     finishArguments()
     do {
-        let reply = try client.send(line: #"{"op":"schedule","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","pause":\#(verb == "pause")}"#)
+        let reply = try client.send(line: #"{"op":"\#(command)","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","pause":\#(verb == "pause")}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
-        for schedule in reply.schedules ?? [] { print("schedule \(schedule)") }
-    } catch {
-        fail(String(describing: error), .unreachable)
-    }
-case "automation":
-    let verb = argument("pause or resume")
-    guard verb == "pause" || verb == "resume" else { fail("automation \(verb): say pause or resume\n\n\(usage)", .usage) }
-    let id = argument("an automation's id")
-    finishArguments()
-    do {
-        let reply = try client.send(line: #"{"op":"automation","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","pause":\#(verb == "pause")}"#)
-        if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
-        for automation in reply.automations ?? [] { print("automation \(automation)") }
+        for line in (command == "schedule" ? reply.schedules : reply.automations) ?? [] { print("\(command) \(line)") }
     } catch {
         fail(String(describing: error), .unreachable)
     }

@@ -192,31 +192,9 @@ struct SocketSession {
             daemon.log(.info, "cli: input \(command.id) \(command.active ? "active" : "inactive") (simulated)")
             return SocketReply(ControlReply())
         case "schedule":
-            guard let command = try? CheckedJSON.decode(ScheduleCommand.self, from: Data(line.utf8)) else {
-                return .failure(code: "badCommand", message: "schedule needs \"id\" and \"pause\" (true to pause, false to resume)")
-            }
-            let known = command.pause ? runtime.schedules.pause(command.id) : runtime.schedules.resume(command.id)
-            guard known else {
-                let ids = runtime.schedules.ids
-                return .failure(code: "unknownSchedule", message: "no schedule \"\(command.id)\"; schedules: \(ids.isEmpty ? "none (add \"schedules\" to \(daemon.options.configPath))" : ids.joined(separator: ", "))")
-            }
-            daemon.log(.info, "cli: schedule \(command.id) \(command.pause ? "pause" : "resume")")
-            var reply = SocketReply(ControlReply())
-            reply.schedules = runtime.schedules.summaries.filter { $0.hasPrefix(command.id + ":") }
-            return reply
+            return pauseOrResume("schedule", line: line, runtime: runtime)
         case "automation":
-            guard let command = try? CheckedJSON.decode(ScheduleCommand.self, from: Data(line.utf8)) else {
-                return .failure(code: "badCommand", message: "automation needs \"id\" and \"pause\" (true to pause, false to resume)")
-            }
-            let known = command.pause ? runtime.automations.pause(command.id) : runtime.automations.resume(command.id)
-            guard known else {
-                let ids = runtime.automations.ids
-                return .failure(code: "unknownAutomation", message: "no automation \"\(command.id)\"; automations: \(ids.isEmpty ? "none (add \"automations\" to \(daemon.options.configPath))" : ids.joined(separator: ", "))")
-            }
-            daemon.log(.info, "cli: automation \(command.id) \(command.pause ? "pause" : "resume")")
-            var reply = SocketReply(ControlReply())
-            reply.automations = runtime.automations.summaries.filter { $0.hasPrefix(command.id + ":") }
-            return reply
+            return pauseOrResume("automation", line: line, runtime: runtime)
         case "homekit":
             guard let bridge = daemon.homekit.withLock({ $0 }), let report = bridge.report(withSetupCode: true) else {
                 return .failure(code: "homekitOff", message: "the HomeKit bridge is off: add a \"homekit\" block to \(daemon.options.configPath) (docs/homekit.md) and run switchboard apply")
@@ -306,6 +284,24 @@ struct SocketSession {
             }
             return socketReply
         }
+    }
+
+    /// `schedule` and `automation`: pauses or resumes one by id, and answers with its status line.
+    private func pauseOrResume(_ op: String, line: Substring, runtime: NodeRuntime) -> SocketReply {
+        let target: any PausableByID = op == "schedule" ? runtime.schedules : runtime.automations
+        guard let command = try? CheckedJSON.decode(ScheduleCommand.self, from: Data(line.utf8)) else {
+            return .failure(code: "badCommand", message: "\(op) needs \"id\" and \"pause\" (true to pause, false to resume)")
+        }
+        guard command.pause ? target.pause(command.id) : target.resume(command.id) else {
+            let ids = target.ids
+            return .failure(code: op == "schedule" ? "unknownSchedule" : "unknownAutomation",
+                            message: "no \(op) \"\(command.id)\"; \(op)s: \(ids.isEmpty ? "none (add \"\(op)s\" to \(daemon.options.configPath))" : ids.joined(separator: ", "))")
+        }
+        daemon.log(.info, "cli: \(op) \(command.id) \(command.pause ? "pause" : "resume")")
+        var reply = SocketReply(ControlReply())
+        let lines = target.summaries.filter { $0.hasPrefix(command.id + ":") }
+        if op == "schedule" { reply.schedules = lines } else { reply.automations = lines }
+        return reply
     }
 }
 
