@@ -182,4 +182,46 @@ struct AutomationOverMQTTTests {
         #expect(status.contains(" UTC: plug became On: on hall: performed (On)\n"), "\(status)")
         #expect(await daemon.signal(SIGTERM) == 0)
     }
+
+    /// As Home Assistant sees an automation: a retained state, a configuration switch that pauses
+    /// it; and a run refused on a locked node makes `health` fail until a run works.
+    @Test func homeAssistantPausesAnAutomationAndARefusedRunIsAProblem() async throws {
+        let broker = try MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "#")
+        observer.publish("stat/desk/POWER", "OFF", retain: true)
+        let guarded = Self.configuration(port: broker.port)
+            .replacingOccurrences(of: #""discovery": false"#, with: #""discovery": true"#)
+            .replacingOccurrences(of: #"{ "kind": "hall", "template": "toggle", "device": "hall" }"#,
+                                  with: #"{ "kind": "hall", "template": "toggle", "device": "hall", "requiresAuthentication": true }"#)
+        let daemon = try DaemonHarness(configuration: guarded)
+        try await daemon.start()
+        let base = "switchboard/house"
+        let entity = await observer.waitFor("homeassistant/switch/house/automation_hall-with-desk/config")?.text ?? ""
+        #expect(entity.contains(#""command_topic":"\#(base)/automations/hall-with-desk/set""#) && entity.contains(#""entity_category":"config""#), "\(entity)")
+        #expect(await observer.waitFor("\(base)/automations/hall-with-desk") { $0.text?.contains(#""paused":false"#) == true } != nil)
+
+        // Locked: the automation's run is refused (the hall light requires authentication).
+        #expect(await daemon.cli(["lock"]).status == 0)
+        observer.publish("stat/desk/POWER", "ON")
+        let problem = "automation hall-with-desk: its run at "
+        var health = (status: Int32(0), stdout: "", stderr: "")
+        #expect(await daemon.waitUntil { health = await daemon.cli(["health"]); return health.stdout.contains(problem) }, "\(health)")
+        #expect(health.status == 1 && health.stdout.contains(" did not do everything: plug became On: on hall: refused: "), "\(health)")
+        #expect(await observer.waitFor("\(base)/automations/hall-with-desk") { $0.text?.contains("refused") == true } != nil, "the state says what the run did")
+
+        // Paused from Home Assistant (unlocked), and resumed.
+        #expect(await daemon.cli(["unlock"]).status == 0)
+        observer.clear()
+        observer.publish("\(base)/automations/hall-with-desk/set", "OFF")
+        #expect(await observer.waitFor("\(base)/automations/hall-with-desk") { $0.text?.contains(#""paused":true"#) == true } != nil)
+        #expect(await daemon.cli(["status"]).stdout.contains("automation hall-with-desk: when plug becomes on: on hall; paused; "))
+        observer.publish("\(base)/automations/hall-with-desk/set", "ON")
+        #expect(await observer.waitFor("\(base)/automations/hall-with-desk") { $0.text?.contains(#""paused":false"#) == true } != nil)
+        // A run that works clears the problem.
+        observer.publish("stat/desk/POWER", "OFF")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("control plug Desk Plug Off\n") })
+        observer.publish("stat/desk/POWER", "ON")
+        #expect(await daemon.waitUntil { health = await daemon.cli(["health"]); return health.status == 0 }, "\(health)")
+        #expect(await daemon.signal(SIGTERM) == 0)
+    }
 }

@@ -56,7 +56,7 @@ struct AutomationServiceTests {
         }
 
         func commands(count: Int) async -> Bool {
-            await eventually(within: .seconds(5)) { commands.withLock { $0.count } >= count }
+            await eventually(within: .seconds(15)) { commands.withLock { $0.count } >= count }
         }
 
         /// Takes the start values and serves until the returned task is cancelled.

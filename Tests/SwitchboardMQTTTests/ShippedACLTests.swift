@@ -69,6 +69,7 @@ struct ShippedACLMatrixTests {
         ("set", "switchboard/garage-pi/controls/porch/set"),
         ("cover-set", "switchboard/garage-pi/covers/blind/set"),
         ("schedule-set", "switchboard/garage-pi/schedules/lights-out/set"),
+        ("automation-set", "switchboard/garage-pi/automations/hall-on-door/set"),
         ("result", "switchboard/garage-pi/controls/porch/result"),
         ("configure", "switchboard/garage-pi/controls/porch/configure"),
         ("lock", "switchboard/garage-pi/lock"),
@@ -88,12 +89,12 @@ struct ShippedACLMatrixTests {
         ("shelly-command", "shellies/shelly1-a1b2/relay/0/command"),
     ]
     static let shelly = ["shelly-state", "shelly-online", "shelly-command"]
-    static let ownBase = ["status", "presentation", "set", "cover-set", "schedule-set", "result", "configure", "lock", "lock/set", "reload", "push"]
+    static let ownBase = ["status", "presentation", "set", "cover-set", "schedule-set", "automation-set", "result", "configure", "lock", "lock/set", "reload", "push"]
     /// Who may publish each topic class.
     static let mayPublish: [String: Set<String>] = [
         "garage-pi": Set(ownBase + ["discovery", "z2m-set", "tasmota-cmnd", "shelly-command"]),
         "shed-pi": ["other-node"],
-        "homeassistant": ["set", "cover-set", "schedule-set", "configure", "reload", "push", "discovery", "ha-status"],
+        "homeassistant": ["set", "cover-set", "schedule-set", "automation-set", "configure", "reload", "push", "discovery", "ha-status"],
         "house-admin": ["lock/set"],
         "zigbee2mqtt": ["ha-status", "z2m-state", "z2m-set"],
         "tasmota": ["tasmota-stat", "tasmota-lwt"],

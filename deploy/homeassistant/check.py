@@ -57,6 +57,8 @@ EXPECTED = {
     "binary_sensor.garage_pi_door_closed": ("switchboard_garage-pi_input_door-closed", "Door Closed", None),
     # The schedule this check adds: a configuration switch that pauses and resumes it.
     "switch.garage_pi_schedule_lights_out": ("switchboard_garage-pi_schedule_lights-out", "Schedule lights-out", "mdi:calendar-clock"),
+    # The automation this check adds: a configuration switch too.
+    "switch.garage_pi_automation_stop_blind_with_door": ("switchboard_garage-pi_automation_stop-blind-with-door", "Automation stop-blind-with-door", "mdi:robot"),
 }
 CONTACT = {"id": "contact", "name": "Door Contact", "type": "input", "deviceClass": "garage_door",
            "gpio": {"chip": "main", "line": 6, "bias": "pullUp", "activeLow": True, "debounce": "20ms"}}
@@ -88,6 +90,8 @@ COVERS = [
 ]
 # A schedule this check adds: the porch light off at 23:30.
 SCHEDULES = [{"id": "lights-out", "at": "23:30", "actions": [{"set": "porch", "value": False}]}]
+# An automation this check adds: the blind stops when the roller door opens (it is still then).
+AUTOMATIONS = [{"id": "stop-blind-with-door", "when": {"control": "roller-door", "becomes": True}, "do": [{"press": "blind-stop"}]}]
 COVER_PLACEMENTS = [{"id": "blind", "control": "blind"}, {"id": "blind-stop", "control": "blind-stop"},
                     {"id": "roller-door", "control": "roller-door"}]
 # What Home Assistant calls each entity: the device's name and the entity's; the fan is the main
@@ -391,6 +395,7 @@ class Check:
             category = {"binary_sensor.garage_pi_connectivity": "diagnostic", "sensor.garage_pi_version": "diagnostic",
                         "sensor.garage_pi_rejected_messages": "diagnostic", "binary_sensor.garage_pi_problems": "diagnostic",
                         "select.garage_pi_kitchen_device": "config", "switch.garage_pi_schedule_lights_out": "config",
+                        "switch.garage_pi_automation_stop_blind_with_door": "config",
                         OUTLET_ENTITY: "config"}
             expect(entry["entity_category"] == category.get(entity_id), f"{entity_id}: entity category {category.get(entity_id)}",
                    entry["entity_category"])
@@ -617,6 +622,13 @@ class Check:
         self.ha.call("switch", "turn_on", entity_id=switch)
         eventually("switch.turn_on resumes it", lambda: (self.state(switch), self.daemon.cli("status")),
                    lambda s: s[0] == "on" and "schedule lights-out: 23:30: off porch; next " in s[1], 5)
+        automation = "switch.garage_pi_automation_stop_blind_with_door"
+        expect(self.state(automation) == "on", "an automation has its switch too, on", self.state(automation))
+        self.ha.call("switch", "turn_off", entity_id=automation)
+        eventually("switch.turn_off pauses the automation", lambda: (self.state(automation), self.daemon.cli("status")),
+                   lambda s: s[0] == "off" and "automation stop-blind-with-door: when roller-door becomes on: press blind-stop; paused; " in s[1], 5)
+        self.ha.call("switch", "turn_on", entity_id=automation)
+        eventually("switch.turn_on resumes it", lambda: self.state(automation), lambda s: s == "on", 5)
 
     def wall_button(self):
         print("A wall push-button: its presses as events", flush=True)
@@ -696,7 +708,7 @@ class Check:
         kept = {"light.garage_pi_porch", "button.garage_pi_garage", OUTLET_ENTITY} | {e for e in EXPECTED if e.split(".")[1].startswith(
             ("garage_pi_lock", "garage_pi_connectivity", "garage_pi_version", "garage_pi_rejected", "garage_pi_problems", "garage_pi_commands",
              "garage_pi_contact", "garage_pi_button_wall", "garage_pi_blind", "garage_pi_roller_door", "garage_pi_door_closed",
-             "garage_pi_schedule_lights_out"))}
+             "garage_pi_schedule_lights_out", "garage_pi_automation_stop_blind_with_door"))}
         expect(set(self.switchboard_entities()) == kept,
                "Home Assistant keeps exactly the porch light's, the fan outlet's and the garage door's entities, the wall button's, the covers', the schedule's and the node's own",
                sorted(self.switchboard_entities()))
@@ -768,6 +780,7 @@ def main():
     configuration["covers"] = COVERS
     configuration["placements"] += COVER_PLACEMENTS
     configuration["schedules"] = SCHEDULES
+    configuration["automations"] = AUTOMATIONS
     pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
 
     try:

@@ -26,6 +26,8 @@ public final class AutomationService: Sendable {
         var why: String
         /// What each step did so far.
         var done: [String] = []
+        /// Whether an action was refused or failed.
+        var refused = false
         /// The step it is at.
         var step = 0
         /// The delay it waits in, until when, and how to end the wait early.
@@ -154,7 +156,7 @@ public final class AutomationService: Sendable {
             if starts.count > Self.loopLimit {
                 state.paused.insert(start.id)
                 let why = "paused: started \(starts.count) times within \(DurationText.format(Self.loopWindow)) (does an automation trigger it back?); resume it with switchboard automation resume \(start.id)"
-                state.last[start.id] = ScheduleRunRecord(at: now.timeIntervalSince1970, outcome: "\(start.why): \(why)")
+                state.last[start.id] = ScheduleRunRecord(at: now.timeIntervalSince1970, outcome: "\(start.why): \(why)", refused: true)
                 return .looping(starts.count)
             }
             state.generation += 1
@@ -167,9 +169,11 @@ public final class AutomationService: Sendable {
         case .notRun(let unmet):
             log(.info, "automation \(start.id): \(start.why): not run: \(unmet)")
             saveRecords()
+            changed.ring()
         case .looping(let count):
             log(.error, "automation \(start.id): started \(count) times within \(DurationText.format(Self.loopWindow)): paused (resume it with switchboard automation resume \(start.id))")
             saveRecords()
+            changed.ring()
         case .started(let request, let restarted):
             restarted?.finish()
             requested.yield(request)
@@ -216,6 +220,7 @@ public final class AutomationService: Sendable {
         stopped?.finish()
         saveRecords()
         log(.info, "automation \(id) \(paused ? "paused" : "resumed")")
+        changed.ring()
         return true
     }
 
@@ -237,6 +242,30 @@ public final class AutomationService: Sendable {
     /// One line per automation for `status`: what it does, whether it is paused or running, and
     /// its last run with why and what each step did ("hall: when door becomes on: on hall; last
     /// 2026-12-15 14:55:02 UTC: door became Open: on hall: performed (On)").
+    /// Rung when an automation was paused, resumed or ran.
+    public let changed = Doorbell()
+
+    /// Each automation as it stands, for MQTT and Home Assistant.
+    public var snapshots: [PausableSnapshot] {
+        state.withLock { state in
+            automations.map { automation in
+                let last = state.last[automation.id]
+                return PausableSnapshot(id: automation.id, paused: state.paused.contains(automation.id), next: nil,
+                                        last: last.map { Date(timeIntervalSince1970: $0.at) }, outcome: last?.outcome)
+            }
+        }
+    }
+
+    /// One line per automation whose last run had an action refused or failed.
+    public var problems: [String] {
+        state.withLock { state in
+            automations.compactMap { automation in
+                guard let last = state.last[automation.id], last.refused == true else { return nil }
+                return "automation \(automation.id): its run at \(ScheduleService.format(Date(timeIntervalSince1970: last.at))) did not do everything: \(last.outcome)"
+            }
+        }
+    }
+
     public var summaries: [String] {
         state.withLock { state in
             automations.map { automation in
@@ -305,10 +334,11 @@ public final class AutomationService: Sendable {
             guard !Task.isCancelled, current else { return }
             switch step {
             case .action(let action):
-                let outcome = await runner.run([action]).first?.description ?? "\(action): nothing done"
+                let outcome = await runner.run([action]).first
                 let current = state.withLock { state -> Bool in
                     guard state.runs[request.id]?.generation == request.generation else { return false }
-                    state.runs[request.id]?.done.append(outcome)
+                    state.runs[request.id]?.done.append(outcome?.description ?? "\(action): nothing done")
+                    if outcome?.performed != true { state.runs[request.id]?.refused = true }
                     return true
                 }
                 guard current else { return }
@@ -321,11 +351,12 @@ public final class AutomationService: Sendable {
             guard let run = state.runs[request.id], run.generation == request.generation else { return nil }
             state.runs[request.id] = nil
             let text = Self.text(run, ending: nil)
-            state.last[request.id] = ScheduleRunRecord(at: run.started.timeIntervalSince1970, outcome: text)
-            return (text, run.done.contains { $0.contains(": refused: ") })
+            state.last[request.id] = ScheduleRunRecord(at: run.started.timeIntervalSince1970, outcome: text, refused: run.refused)
+            return (text, run.refused)
         }
         guard let finished else { return }
         saveRecords()
+        changed.ring()
         log(finished.refused ? .warning : .info, "automation \(request.id): \(finished.text)")
     }
 

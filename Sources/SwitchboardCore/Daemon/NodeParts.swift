@@ -17,8 +17,9 @@ public struct NodeParts: Sendable {
     let problems: @Sendable () -> [String]
     /// The blinds, shutters and garage doors.
     var covers: CoverService? = nil
-    /// The schedules, which Home Assistant can pause and resume.
+    /// The schedules and the automations, which Home Assistant can pause and resume.
     var schedules: ScheduleService? = nil
+    var automations: AutomationService? = nil
 
     /// The device a placement of devices.json drives: its control's, or the one devices.json
     /// chose for it; nil for a placement made at run time or a control without one device.

@@ -177,7 +177,7 @@ public final class NodeRuntime: Sendable {
     }
 
     /// What of the node its MQTT bridge works with (``NodeParts``).
-    var parts: NodeParts { NodeParts(configuration: configuration, hub: hub, center: center, homeAssistantRecord: homeAssistantRecord, clock: clock, problems: problems, covers: covers, schedules: schedules) }
+    var parts: NodeParts { NodeParts(configuration: configuration, hub: hub, center: center, homeAssistantRecord: homeAssistantRecord, clock: clock, problems: problems, covers: covers, schedules: schedules, automations: automations) }
 
     /// Saves the placements that differ from devices.json, and the lock state.
     public func persistRuntimeState() async throws { try await parts.persistRuntimeState() }

@@ -22,8 +22,8 @@ extension MQTTBridge {
             await handleLock(message)
         } else if let id = topics.coverID(inSet: message.topic) {
             await handleCoverCommand(message, id: id)
-        } else if let id = topics.scheduleID(inSet: message.topic) {
-            await handleScheduleCommand(message, id: id)
+        } else if let (kind, id) = topics.pausableID(inSet: message.topic) {
+            await handlePausableCommand(message, kind, id: id)
         } else if let discovery, message.topic == discovery.prefix + "/status" {
             if message.text == "online" {
                 log(.info, "mqtt: Home Assistant is online; republishing discovery and state")

@@ -248,7 +248,8 @@ public final class MQTTBridge: Sendable {
             + Array(Set(availabilityDevices.keys)).sorted() + remoteRoutes.filters
         var filters = [topics.set("+"), topics.configure("+"), topics.reload, topics.lockSet, topics.push("+")] + topics.ownRetainedFilters + followed
         if !runtime.configuration.covers.isEmpty { filters.append(topics.coverSet("+")) }
-        if !runtime.configuration.schedules.isEmpty { filters.append(topics.scheduleSet("+")) }
+        if !runtime.configuration.schedules.isEmpty { filters.append(topics.pausableSet(.schedules, "+")) }
+        if !runtime.configuration.automations.isEmpty { filters.append(topics.pausableSet(.automations, "+")) }
         // Its own discovery too: what another client writes there is set right.
         if let discovery { filters += [discovery.prefix + "/status", discovery.ownFilter] }
         connection.setSubscriptions(filters, qos: 1)
@@ -292,7 +293,7 @@ public final class MQTTBridge: Sendable {
             group.addTask { await self.reassertRelease.run() }
             group.addTask { await self.serveStateRequestRetries() }
             group.addTask { await self.serveHealth() }
-            group.addTask { await self.serveScheduleChanges() }
+            for kind in PausableKind.allCases { group.addTask { await self.servePausableChanges(kind) } }
             group.addTask { await self.changes.serve { await self.publishInTurn($0) } }
             group.addTask {
                 for await id in inputChanges { self.publishInput(id) }
@@ -369,7 +370,7 @@ public final class MQTTBridge: Sendable {
         publishLock(await center.isLocked)
         for input in runtime.hub.inputDevices { publishInput(input.id) }
         publishButtons()
-        publishSchedules()
+        publishPausables()
         publishDiagnostics()
         await publishDiscovery()
     }
@@ -473,7 +474,8 @@ public final class MQTTBridge: Sendable {
         for button in runtime.configuration.buttons {
             messages += discovery.buttonEntities(for: button)
         }
-        messages += runtime.configuration.schedules.map { discovery.scheduleEntity($0.id) }
+        messages += runtime.configuration.schedules.map { discovery.pausableEntity(.schedules, $0.id) }
+            + runtime.configuration.automations.map { discovery.pausableEntity(.automations, $0.id) }
         for message in messages {
             publishRetained(message.topic, message.payload.map { Array(ControlLineProtocol.encodeLine($0).utf8) } ?? [], force: true)
             announced.insert(message.topic)

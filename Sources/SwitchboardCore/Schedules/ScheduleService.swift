@@ -42,15 +42,6 @@ public final class ScheduleService: Sendable {
     /// Rung when a schedule was paused, resumed or ran: for whoever shows them (the MQTT bridge).
     public let changed = Doorbell()
 
-    /// One schedule as it stands, for MQTT and Home Assistant.
-    public struct Snapshot: Sendable, Equatable {
-        public var id: String
-        public var paused: Bool
-        public var next: Date?
-        public var last: Date?
-        /// What its last run did.
-        public var outcome: String?
-    }
 
     /// - Parameters:
     ///   - zone: the node's time zone (the system's: `TZ`, else `/etc/localtime`).
@@ -115,9 +106,9 @@ public final class ScheduleService: Sendable {
     public var checkedUntil: Date? { state.withLock { $0.checkedUntil } }
 
     /// Each schedule as it stands, in devices.json's order.
-    public var snapshots: [Snapshot] {
+    public var snapshots: [PausableSnapshot] {
         state.withLock { state in
-            state.timetable.entries.map { Snapshot(id: $0.id, paused: $0.paused, next: $0.next, last: $0.lastFired, outcome: state.outcomes[$0.id]) }
+            state.timetable.entries.map { PausableSnapshot(id: $0.id, paused: $0.paused, next: $0.next, last: $0.lastFired, outcome: state.outcomes[$0.id]) }
         }
     }
 

@@ -249,7 +249,7 @@ struct SocketSession {
             case .status:
                 socketReply.node = runtime.configuration.node
                 socketReply.devices = runtime.hub.outputValues().map { SocketReply.DeviceValue(id: $0.id, value: $0.value) }
-                let warnings = daemon.warnings.withLock { $0 } + daemon.extensions.problems + (runtime.bridge?.refusalWarnings ?? []) + runtime.schedules.problems
+                let warnings = daemon.warnings.withLock { $0 } + daemon.extensions.problems + (runtime.bridge?.refusalWarnings ?? []) + runtime.schedules.problems + runtime.automations.problems
                 socketReply.warnings = warnings.isEmpty ? nil : warnings
                 let stale = await runtime.center.staleReasons
                 socketReply.staleReasons = stale.isEmpty ? nil : stale
