@@ -72,12 +72,21 @@ struct ExtraStateTopicsTests {
         await answering.value
         #expect(on.status == 0, "\(on)")
 
-        // Telemetry every second keeps it fresh past its staleAfter; without it, it goes stale.
-        for _ in 0..<5 {
-            plug.publish("tele/plug1/STATE", #"{"POWER":"ON"}"#)
-            try await Task.sleep(for: .seconds(1))
+        // Telemetry every half second keeps it fresh past its staleAfter; without it, it goes
+        // stale. The telemetry comes from a thread of its own, as a plug's would, so that a busy
+        // cooperative pool (other suites beside this one) cannot leave a silence of its own making.
+        let telemetry = Probe(false)
+        Thread.detachNewThread {
+            for _ in 0..<12 {
+                plug.publish("tele/plug1/STATE", #"{"POWER":"ON"}"#)
+                usleep(500_000)
+            }
+            telemetry.update { $0 = true }
         }
-        #expect(!(await daemon.cli(["status"]).stdout.contains("stale")))
+        try await Task.sleep(for: .seconds(4))
+        let fresh = await daemon.cli(["status"]).stdout
+        #expect(!fresh.contains("stale"), "\(fresh)")
+        #expect(await telemetry.wait(timeout: .seconds(20), until: { $0 }) == true)
         #expect(await status("Desk Plug On (stale): silent for 3s"))
         // A telemetry message without its key is named, and changes nothing.
         plug.publish("tele/plug1/STATE", #"{"Wifi":{"RSSI":80}}"#)
