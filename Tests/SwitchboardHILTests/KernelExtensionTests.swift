@@ -65,6 +65,8 @@ struct KernelExtensionTests {
         let chip = try KernelSimulatedChip(label: "sb-ext-user", lineCount: 8)
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-ext-user", user: "nobody"), simulatedGPIO: false)
         try await daemon.start(timeout: .seconds(60))
+        // The extension starts beside the daemon, not before it is ready: wait for it.
+        #expect(await daemon.waitUntil(timeout: .seconds(30)) { daemon.log.contains("extension faulty: running (pid ") }, "\(daemon.log)")
         let pid = daemon.log.components(separatedBy: "extension faulty: running (pid ").dropFirst().first.flatMap { Int32($0.prefix { $0.isNumber }) }
         let status = pid.flatMap { try? String(contentsOfFile: "/proc/\($0)/status", encoding: .utf8) } ?? ""
         let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first.map(String.init)
