@@ -67,6 +67,15 @@ import Testing
         #expect(configuration.buttons[0].doubleWindow == .milliseconds(300))
     }
 
+    @Test func anAnnouncementIsALineOfText() throws {
+        let configuration = try ConfigurationLoader.load(data: Self.file(automations: #"[ { "id": "a", "when": { "control": "door", "becomes": true }, "do": [ { "announce": "Door open" }, { "toggle": "porch" } ] } ]"#))
+        #expect(configuration.automations.first?.steps == [.announce("Door open"), .action(.toggle(placement: "porch"))])
+        let refusal = #"automations[0].do[0].announce: expected a line of text to say, 1 to 200 characters, without control characters"#
+        #expect(Self.problems(#"[ { "id": "a", "when": { "control": "door" }, "do": [ { "announce": " " } ] } ]"#) == [refusal])
+        #expect(Self.problems(#"[ { "id": "a", "when": { "control": "door" }, "do": [ { "announce": "a\u001bb" } ] } ]"#) == [refusal])
+        #expect(Self.problems(#"[ { "id": "a", "when": { "control": "door" }, "do": [ { "announce": "\#(String(repeating: "x", count: 201))" } ] } ]"#) == [refusal])
+    }
+
     @Test func eachMistakeIsReportedWhereItIs() {
         #expect(Self.problems(#"[ { "id": "a", "when": { "control": "garden", "becomes": true }, "do": [ { "toggle": "porch" } ] } ]"#)
             == [#"automations[0].when.control: "garden" is not a placement; placements: porch, hall, door, all-off"#])

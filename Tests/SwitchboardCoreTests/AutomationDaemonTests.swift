@@ -158,7 +158,7 @@ struct AutomationOverMQTTTests {
           ],
           "controls": [ { "kind": "hall", "template": "toggle", "device": "hall" }, { "kind": "plug", "template": "toggle", "device": "plug" } ],
           "placements": [ { "id": "hall", "control": "hall" }, { "id": "plug", "control": "plug" } ],
-          "automations": [ { "id": "hall-with-desk", "when": { "control": "plug", "becomes": true }, "do": [ { "set": "hall", "value": true } ] } ]
+          "automations": [ { "id": "hall-with-desk", "when": { "control": "plug", "becomes": true }, "do": [ { "set": "hall", "value": true }, { "announce": "The desk plug is on" } ] } ]
         }
         """#
     }
@@ -172,14 +172,19 @@ struct AutomationOverMQTTTests {
         #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("control plug Desk Plug On\n") }, "\(daemon.log)")
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await DaemonEndToEndTests().outputs(daemon) == ["hall": false], "the retained state started nothing")
-        #expect(await daemon.cli(["status"]).stdout.contains("automation hall-with-desk: when plug becomes on: on hall; last none yet\n"))
+        #expect(await daemon.cli(["status"]).stdout.contains("automation hall-with-desk: when plug becomes on: on hall, announce \"The desk plug is on\"; last none yet\n"))
 
+        let listener = try await MQTTObserver(port: broker.port, filter: "switchboard/house/announcements")
         tasmota.publish("stat/desk/POWER", "OFF")
         #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("control plug Desk Plug Off\n") }, "\(daemon.log)")
         tasmota.publish("stat/desk/POWER", "ON")
         #expect(await daemon.waitUntil { (try? await DaemonEndToEndTests().outputs(daemon))?["hall"] == true }, "\(daemon.log)")
-        let status = await daemon.cli(["status"]).stdout
-        #expect(status.contains(" UTC: plug became On: on hall: performed (On)\n"), "\(status)")
+        // Its announce step, on MQTT and in the log.
+        let heard = await listener.waitFor("switchboard/house/announcements")
+        #expect(heard?.text == #"{"automation":"hall-with-desk","text":"The desk plug is on"}"#, "\(String(describing: heard?.text))")
+        #expect(daemon.log.contains("automation hall-with-desk announces: The desk plug is on"), "\(daemon.log)")
+        var status = ""
+        #expect(await daemon.waitUntil { status = await daemon.cli(["status"]).stdout; return status.contains(#" UTC: plug became On: on hall: performed (On); announced "The desk plug is on"\#n"#) }, "\(status)")
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 
@@ -214,7 +219,7 @@ struct AutomationOverMQTTTests {
         observer.clear()
         observer.publish("\(base)/automations/hall-with-desk/set", "OFF")
         #expect(await observer.waitFor("\(base)/automations/hall-with-desk") { $0.text?.contains(#""paused":true"#) == true } != nil)
-        #expect(await daemon.cli(["status"]).stdout.contains("automation hall-with-desk: when plug becomes on: on hall; paused; "))
+        #expect(await daemon.cli(["status"]).stdout.contains("automation hall-with-desk: when plug becomes on: on hall, announce \"The desk plug is on\"; paused; "))
         observer.publish("\(base)/automations/hall-with-desk/set", "ON")
         #expect(await observer.waitFor("\(base)/automations/hall-with-desk") { $0.text?.contains(#""paused":false"#) == true } != nil)
         // A run that works clears the problem.

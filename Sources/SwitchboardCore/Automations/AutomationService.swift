@@ -244,6 +244,8 @@ public final class AutomationService: Sendable {
     /// 2026-12-15 14:55:02 UTC: door became Open: on hall: performed (On)").
     /// Rung when an automation was paused, resumed or ran.
     public let changed = Doorbell()
+    /// What the automations' `announce` steps say, as they say it (the MQTT bridge publishes it).
+    public let announcements = Broadcast<AutomationAnnouncement>()
 
     /// Each automation as it stands, for MQTT and Home Assistant.
     public var snapshots: [PausableSnapshot] {
@@ -339,6 +341,15 @@ public final class AutomationService: Sendable {
                     guard state.runs[request.id]?.generation == request.generation else { return false }
                     state.runs[request.id]?.done.append(outcome?.description ?? "\(action): nothing done")
                     if outcome?.performed != true { state.runs[request.id]?.refused = true }
+                    return true
+                }
+                guard current else { return }
+            case .announce(let text):
+                log(.info, "automation \(request.id) announces: \(text)")
+                announcements.yield(AutomationAnnouncement(automation: request.id, text: text))
+                let current = state.withLock { state -> Bool in
+                    guard state.runs[request.id]?.generation == request.generation else { return false }
+                    state.runs[request.id]?.done.append("announced \"\(text)\"")
                     return true
                 }
                 guard current else { return }

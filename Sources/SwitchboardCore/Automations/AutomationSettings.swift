@@ -75,11 +75,15 @@ public enum AutomationStep: Sendable, Equatable, CustomStringConvertible {
     case action(ScheduleAction)
     /// `{"delay": "5m"}`: waits, on the node's clock, before the next step.
     case delay(Duration)
+    /// `{"announce": "Garage door open"}`: says it in the node's log and on MQTT
+    /// (`<base>/announcements`), for people and other systems to hear.
+    case announce(String)
 
     public var description: String {
         switch self {
         case .action(let action): action.description
         case .delay(let duration): "wait \(DurationText.format(duration))"
+        case .announce(let text): "announce \"\(text)\""
         }
     }
 

@@ -88,8 +88,22 @@ extension ConfigurationLoader {
         return nil
     }
 
-    /// `{"delay": "5m"}` or an action (``readAction(_:at:_:)``).
+    /// The longest text an `announce` step says.
+    static let longestAnnouncement = 200
+
+    /// `{"delay": "5m"}`, `{"announce": "…"}` or an action (``readAction(_:at:_:)``).
     static func readStep(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> AutomationStep? {
+        if case .object(let members) = value, members.contains(where: { $0.key == "announce" }) {
+            guard var reader = ObjectReader(value, at: path, problems: &problems) else { return nil }
+            defer { reader.finish(&problems) }
+            let text = reader.string("announce", required: true, &problems) ?? ""
+            guard !text.trimmingCharacters().isEmpty, text.count <= longestAnnouncement,
+                  !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                problems.append(ConfigurationProblem(reader.child("announce"), "expected a line of text to say, 1 to \(longestAnnouncement) characters, without control characters"))
+                return nil
+            }
+            return .announce(text)
+        }
         guard case .object(let members) = value, members.contains(where: { $0.key == "delay" }) else {
             return readAction(value, at: path, &problems).map(AutomationStep.action)
         }

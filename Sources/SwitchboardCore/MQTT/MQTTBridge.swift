@@ -260,6 +260,8 @@ public final class MQTTBridge: Sendable {
         }
         let observation = runtime.center.observeChanges { [weak self] change in self?.changed(change) }
         defer { observation.end() }
+        let announced = runtime.automations?.announcements.observe { [weak self] announcement in self?.publishAnnouncement(announcement) }
+        defer { announced?.end() }
         // Only the inputs' changes wake the task that publishes them.
         let inputs = Set(runtime.hub.inputDevices.map(\.id))
         let inputChanges = runtime.hub.valueChanges.subscribe(where: { inputs.contains($0) })
