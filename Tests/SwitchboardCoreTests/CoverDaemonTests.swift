@@ -163,8 +163,12 @@ struct CoverDaemonTests {
 struct CoverOverMQTTTests {
     static let base = "switchboard/house"
 
+    /// The blind opens in 30 s, so that however slowly the test gets from OPEN to STOP (a
+    /// sanitizer, other suites beside it) it is still part-way; it closes in 4 s.
     static func configuration(port: Int) -> String {
-        CoverDaemonTests.configuration.replacingOccurrences(of: #""node": "house","#, with: #""node": "house", "mqtt": { "host": "127.0.0.1", "port": \#(port) },"#)
+        CoverDaemonTests.configuration
+            .replacingOccurrences(of: #""node": "house","#, with: #""node": "house", "mqtt": { "host": "127.0.0.1", "port": \#(port) },"#)
+            .replacingOccurrences(of: #""openTime": "4s""#, with: #""openTime": "30s""#)
     }
 
     func object(_ text: String?) throws -> [String: JSONValue] {
