@@ -239,9 +239,6 @@ public final class AutomationService: Sendable {
 
     // MARK: Status
 
-    /// One line per automation for `status`: what it does, whether it is paused or running, and
-    /// its last run with why and what each step did ("hall: when door becomes on: on hall; last
-    /// 2026-12-15 14:55:02 UTC: door became Open: on hall: performed (On)").
     /// Rung when an automation was paused, resumed or ran.
     public let changed = Doorbell()
     /// What the automations' `announce` steps say, as they say it (the MQTT bridge publishes it).
@@ -263,11 +260,14 @@ public final class AutomationService: Sendable {
         state.withLock { state in
             automations.compactMap { automation in
                 guard let last = state.last[automation.id], last.refused == true else { return nil }
-                return "automation \(automation.id): its run at \(ScheduleService.format(Date(timeIntervalSince1970: last.at))) did not do everything: \(last.outcome)"
+                return Self.refusedRunLine("automation", automation.id, at: Date(timeIntervalSince1970: last.at), outcome: last.outcome)
             }
         }
     }
 
+    /// One line per automation for `status`: what it does, whether it is paused or running, and
+    /// its last run with why and what each step did ("hall: when door becomes on: on hall; last
+    /// 2026-12-15 14:55:02 UTC: door became Open: on hall: performed (On)").
     public var summaries: [String] {
         state.withLock { state in
             automations.map { automation in
@@ -337,22 +337,11 @@ public final class AutomationService: Sendable {
             switch step {
             case .action(let action):
                 let outcome = await runner.run([action]).first
-                let current = state.withLock { state -> Bool in
-                    guard state.runs[request.id]?.generation == request.generation else { return false }
-                    state.runs[request.id]?.done.append(outcome?.description ?? "\(action): nothing done")
-                    if outcome?.performed != true { state.runs[request.id]?.refused = true }
-                    return true
-                }
-                guard current else { return }
+                guard record(outcome?.description ?? "\(action): nothing done", refused: outcome?.performed != true, in: request) else { return }
             case .announce(let text):
                 log(.info, "automation \(request.id) announces: \(text)")
                 announcements.yield(AutomationAnnouncement(automation: request.id, text: text))
-                let current = state.withLock { state -> Bool in
-                    guard state.runs[request.id]?.generation == request.generation else { return false }
-                    state.runs[request.id]?.done.append("announced \"\(text)\"")
-                    return true
-                }
-                guard current else { return }
+                guard record("announced \"\(text)\"", in: request) else { return }
             case .delay(let duration):
                 let left = index == request.step ? request.remaining ?? duration : duration
                 guard await wait(left, of: duration, in: request) else { return }
@@ -369,6 +358,17 @@ public final class AutomationService: Sendable {
         saveRecords()
         changed.ring()
         log(finished.refused ? .warning : .info, "automation \(request.id): \(finished.text)")
+    }
+
+    /// Adds what a step did to the run, if it is still the automation's current run (not started
+    /// over, paused or stopped); false when it is not.
+    private func record(_ done: String, refused: Bool = false, in request: Request) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.runs[request.id]?.generation == request.generation else { return false }
+            state.runs[request.id]?.done.append(done)
+            if refused { state.runs[request.id]?.refused = true }
+            return true
+        }
     }
 
     /// Waits `left` of a delay of `duration` on the clock; false when the run was stopped

@@ -21,6 +21,11 @@ public struct NodeParts: Sendable {
     var schedules: ScheduleService? = nil
     var automations: AutomationService? = nil
 
+    /// The schedules or the automations of this configuration.
+    func pausables(_ kind: PausableKind) -> (any PausableByID)? {
+        kind == .schedules ? schedules : automations
+    }
+
     /// The device a placement of devices.json drives: its control's, or the one devices.json
     /// chose for it; nil for a placement made at run time or a control without one device.
     func device(ofPlacement id: String) -> String? {

@@ -49,12 +49,9 @@ extension MQTTBridge {
                 log.routine("mqtt: commands performed", "mqtt: cover \(id) \(text): \(said)")
                 outcome = [("outcome", .string("performed")), ("valueText", .string(said))]
             }
-        } catch let error as ControlError {
-            log(.warning, "mqtt: cover \(id) \(text) refused: \(error)")
-            outcome = [("outcome", .string(Self.outcome(of: error.code))), ("code", .string(error.code.rawValue)), ("error", .string(error.description))]
         } catch {
             log(.warning, "mqtt: cover \(id) \(text) refused: \(error)")
-            outcome = [("outcome", .string("failed")), ("error", .string(String(describing: error)))]
+            outcome = Self.refusal(error)
         }
         // Its answer, as every command's, on <base>/outcomes (Home Assistant's command event).
         publishOutcome(of: answered, text, outcome)

@@ -76,11 +76,10 @@ extension MQTTBridge {
                 outcome.append(("note", .string(note)))
             }
         } catch let error as ControlError {
-            let verdict = Self.outcome(of: error.code)
-            log(.warning, "mqtt: \(id) \(describe(command.request)) \(verdict): \(error)")
-            outcome = [("outcome", .string(verdict)), ("code", .string(error.code.rawValue)), ("error", .string(error.description))]
+            log(.warning, "mqtt: \(id) \(describe(command.request)) \(Self.outcome(of: error.code)): \(error)")
+            outcome = Self.refusal(error)
         } catch {
-            outcome = [("outcome", .string("failed")), ("error", .string(String(describing: error)))]
+            outcome = Self.refusal(error)
         }
         if let transaction = command.transaction { publishResult(of: id, transaction, outcome) }
         publishOutcome(of: id, describe(command.request), outcome)

@@ -102,6 +102,13 @@ extension MQTTBridge {
         return ForwardedControlError(ControlError(code, detail: "\(remote.node) \(verdict): \(error)"))
     }
 
+    /// The answer to a command that threw `error`: its verdict (``outcome(of:)``), code and
+    /// message, or `failed` with the error's text for an error that is not a ``ControlError``.
+    static func refusal(_ error: any Error) -> [(key: String, value: JSONValue)] {
+        guard let error = error as? ControlError else { return [("outcome", .string("failed")), ("error", .string(String(describing: error)))] }
+        return [("outcome", .string(outcome(of: error.code))), ("code", .string(error.code.rawValue)), ("error", .string(error.description))]
+    }
+
     /// The outcome a command that threw an error with `code` is answered with on `/result`.
     static func outcome(of code: ControlError.Code) -> String {
         switch code {

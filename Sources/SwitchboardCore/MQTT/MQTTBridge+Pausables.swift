@@ -2,16 +2,11 @@ import ControlKitCore
 import SwitchboardMQTT
 
 extension MQTTBridge {
-    /// The schedules or the automations of this configuration.
-    func pausables(_ kind: PausableKind) -> (any PausableByID)? {
-        kind == .schedules ? runtime.schedules : runtime.automations
-    }
-
     /// `<base>/<kind>/<id>` for every schedule and automation, retained: paused or not, the last
     /// run (UTC) and what it did, and a schedule's next run.
     func publishPausables(_ kinds: [PausableKind] = PausableKind.allCases) {
         for kind in kinds {
-            for snapshot in pausables(kind)?.snapshots ?? [] {
+            for snapshot in runtime.pausables(kind)?.snapshots ?? [] {
                 var fields: [(key: String, value: JSONValue)] = [("paused", .bool(snapshot.paused))]
                 if kind == .schedules { fields.append(("next", snapshot.next.map { .string(ScheduleService.format($0)) } ?? .null)) }
                 fields.append(("last", snapshot.last.map { .string(ScheduleService.format($0)) } ?? .null))
@@ -23,7 +18,7 @@ extension MQTTBridge {
 
     /// Publishes a kind again each time one of it is paused, resumed or runs.
     func servePausableChanges(_ kind: PausableKind) async {
-        guard let target = pausables(kind) else { return }
+        guard let target = runtime.pausables(kind) else { return }
         for await _ in target.changed { publishPausables([kind]) }
     }
 
@@ -33,7 +28,7 @@ extension MQTTBridge {
     /// malformed commands are rejected and counted.
     func handlePausableCommand(_ message: MQTTMessage, _ kind: PausableKind, id: String) async {
         guard !message.retain else { return reject(message, "a retained command: Switchboard never acts on retained commands; clear it with mosquitto_pub -r -n -t \(message.topic)") }
-        guard let target = pausables(kind), target.ids.contains(id) else {
+        guard let target = runtime.pausables(kind), target.ids.contains(id) else {
             return reject(message, "no \(kind.singular) \"\(id)\" (devices.json's \(kind.rawValue) name them)")
         }
         guard message.payload.count <= CommandPayload.maximumSize else { return reject(message, CommandPayload.Rejection.tooLarge.rawValue) }

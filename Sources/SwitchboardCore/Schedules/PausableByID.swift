@@ -37,5 +37,14 @@ public struct PausableSnapshot: Sendable, Equatable {
     public var outcome: String?
 }
 
+extension PausableByID {
+    /// The `status` warning and `health` line of one whose last run, due at `at`, had an action
+    /// refused or failed: `schedule lights-out: its run at 2026-12-15 22:30:00 UTC did not do
+    /// everything: press all-off: refused: …`.
+    static func refusedRunLine(_ noun: String, _ id: String, at: Date, outcome: String) -> String {
+        "\(noun) \(id): its run at \(ScheduleService.format(at)) did not do everything: \(outcome)"
+    }
+}
+
 extension ScheduleService: PausableByID {}
 extension AutomationService: PausableByID {}

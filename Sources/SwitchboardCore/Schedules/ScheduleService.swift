@@ -42,7 +42,6 @@ public final class ScheduleService: Sendable {
     /// Rung when a schedule was paused, resumed or ran: for whoever shows them (the MQTT bridge).
     public let changed = Doorbell()
 
-
     /// - Parameters:
     ///   - zone: the node's time zone (the system's: `TZ`, else `/etc/localtime`).
     ///   - persisted: the state file's record of last runs and pauses.
@@ -138,12 +137,12 @@ public final class ScheduleService: Sendable {
 
     /// One line per schedule whose last run had an action refused or failed, for `status`'s
     /// warnings and `health`: a schedule that did not do what it is there for is a problem until
-    /// a run of it works ("schedule lights-out: its run at … UTC was refused: press all-off: …").
+    /// a run of it works (``refusedRunLine(_:_:at:outcome:)``).
     public var problems: [String] {
         state.withLock { state in
             state.timetable.entries.compactMap { entry in
                 guard state.refused.contains(entry.id), let last = entry.lastFired else { return nil }
-                return "schedule \(entry.id): its run at \(Self.format(last)) did not do everything: \(state.outcomes[entry.id] ?? "?")"
+                return Self.refusedRunLine("schedule", entry.id, at: last, outcome: state.outcomes[entry.id] ?? "?")
             }
         }
     }
@@ -196,7 +195,7 @@ public final class ScheduleService: Sendable {
             runs[id] = ScheduleRunRecord(at: instant.timeIntervalSince1970, outcome: text, refused: refused)
             state.scheduleRuns = runs
         }
-        log(outcomes.allSatisfy(\.performed) ? .info : .warning, "schedule \(id): \(text)")
+        log(refused ? .warning : .info, "schedule \(id): \(text)")
         changed.ring()
     }
 }

@@ -192,9 +192,9 @@ struct SocketSession {
             daemon.log(.info, "cli: input \(command.id) \(command.active ? "active" : "inactive") (simulated)")
             return SocketReply(ControlReply())
         case "schedule":
-            return pauseOrResume("schedule", line: line, runtime: runtime)
+            return pauseOrResume(.schedules, line: line, runtime: runtime)
         case "automation":
-            return pauseOrResume("automation", line: line, runtime: runtime)
+            return pauseOrResume(.automations, line: line, runtime: runtime)
         case "homekit":
             guard let bridge = daemon.homekit.withLock({ $0 }), let report = bridge.report(withSetupCode: true) else {
                 return .failure(code: "homekitOff", message: "the HomeKit bridge is off: add a \"homekit\" block to \(daemon.options.configPath) (docs/homekit.md) and run switchboard apply")
@@ -287,20 +287,21 @@ struct SocketSession {
     }
 
     /// `schedule` and `automation`: pauses or resumes one by id, and answers with its status line.
-    private func pauseOrResume(_ op: String, line: Substring, runtime: NodeRuntime) -> SocketReply {
-        let target: any PausableByID = op == "schedule" ? runtime.schedules : runtime.automations
+    private func pauseOrResume(_ kind: PausableKind, line: Substring, runtime: NodeRuntime) -> SocketReply {
+        let op = kind.singular
+        guard let target = runtime.parts.pausables(kind) else { return .failure(code: "unavailable", message: "switchboardd is reloading; try again") }
         guard let command = try? CheckedJSON.decode(ScheduleCommand.self, from: Data(line.utf8)) else {
             return .failure(code: "badCommand", message: "\(op) needs \"id\" and \"pause\" (true to pause, false to resume)")
         }
         guard command.pause ? target.pause(command.id) : target.resume(command.id) else {
             let ids = target.ids
-            return .failure(code: op == "schedule" ? "unknownSchedule" : "unknownAutomation",
-                            message: "no \(op) \"\(command.id)\"; \(op)s: \(ids.isEmpty ? "none (add \"\(op)s\" to \(daemon.options.configPath))" : ids.joined(separator: ", "))")
+            return .failure(code: kind == .schedules ? "unknownSchedule" : "unknownAutomation",
+                            message: "no \(op) \"\(command.id)\"; \(kind.rawValue): \(ids.isEmpty ? "none (add \"\(kind.rawValue)\" to \(daemon.options.configPath))" : ids.joined(separator: ", "))")
         }
         daemon.log(.info, "cli: \(op) \(command.id) \(command.pause ? "pause" : "resume")")
         var reply = SocketReply(ControlReply())
         let lines = target.summaries.filter { $0.hasPrefix(command.id + ":") }
-        if op == "schedule" { reply.schedules = lines } else { reply.automations = lines }
+        if kind == .schedules { reply.schedules = lines } else { reply.automations = lines }
         return reply
     }
 }
