@@ -42,6 +42,7 @@ public final class HAPServer: Service, @unchecked Sendable {
     private var connections: [ObjectIdentifier: HAPConnection] = [:]
     /// When the last pair-setup attempt failed (a wrong setup code), for the wait before the next.
     private var lastFailedPairSetup: ContinuousClock.Instant?
+    private var listening = false
     private var stopped = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -66,9 +67,21 @@ public final class HAPServer: Service, @unchecked Sendable {
 
     deinit { SystemCall.close(listenerDescriptor) }
 
+    /// Starts accepting connections, once, on a thread of the server's own. The listener does not
+    /// wait for any task: a controller that connects is served even while the task that will
+    /// ``run()`` the server still waits for a thread of a busy pool. ``run()`` starts it too.
+    public func start() {
+        let first = lock.withLock { () -> Bool in
+            guard !listening, !stopped else { return false }
+            listening = true
+            return true
+        }
+        if first { LoopThread.start(name: "HAP listener") { [self] in acceptLoop() } }
+    }
+
     /// Serves until its task is cancelled or ``stop()`` is called, then closes every connection.
     public func run() async throws {
-        LoopThread.start(name: "HAP listener") { [self] in acceptLoop() }
+        start()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.withLock {

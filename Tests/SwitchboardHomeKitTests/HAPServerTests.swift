@@ -96,6 +96,18 @@ struct HAPServerTests: LoopbackHAPServer {
         #expect(bridge.value(TestBridge.switchOn) == .bool(true))
     }
 
+    /// `start()` alone serves: its listener waits for no task, so a pool kept busy by other work
+    /// cannot leave a controller unanswered. No task runs this server at all.
+    @Test func aStartedServerAnswersWithNoTaskRunningIt() async throws {
+        let server = self.server
+        server.start()
+        server.start()
+        defer { server.stop() }
+        let m2 = try await onThread { try RawClient(port: server.port).postTLV("/pair-setup", TestController.m1()) }
+        #expect(m2[.state] == [2])
+        #expect(m2[.error] == nil)
+    }
+
     @Test func hostileClientsLeaveTheServerServing() async throws {
         let server = self.server, bridge = self.bridge
         // The clients block on their sockets: they run on a thread, and the answers are checked here.

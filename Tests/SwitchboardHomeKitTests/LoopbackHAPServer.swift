@@ -17,9 +17,12 @@ extension LoopbackHAPServer {
                              handshakeTimeout: handshakeTimeout)
     }
 
-    /// Runs the server while `body` runs.
+    /// Runs the server while `body` runs. It accepts from here on, whenever its run task gets a
+    /// thread: the suite's clients time out after 10 s, and a pool busy with other suites must
+    /// not count against them.
     func serving<T>(_ body: () async throws -> T) async throws -> T {
         let server = self.server
+        server.start()
         let task = Task { try await server.run() }
         defer { task.cancel() }
         return try await body()

@@ -140,6 +140,7 @@ public final class HomeKitBridge: Sendable {
             }
             let pairings = store.pairings.count
             log(.info, "homekit: bridge \"\(name)\" serving on port \(server.port) (setup code from \(settings.setupCode != nil ? "devices.json" : "the state directory")), \(pairings == 0 ? "not paired: add it in the Home app with its setup code" : "paired with \(pairings) controller\(pairings == 1 ? "" : "s")")")
+            server.start()
             return Task { try? await server.run() }
         } catch {
             let reason = "HomeKit bridge off: \(error)"
