@@ -7,7 +7,8 @@
 # arm64 cross builds and the arm64 daemon on the sample under qemu-user (deploy/arm64/test.sh), the
 # daemon against a real Home Assistant Core in the Debian 13 root (deploy/homeassistant/test.sh), the
 # hardware-in-the-loop stage (the kernel GPIO tests in a qemu VM with gpio-sim, with both
-# libgpiods; see deploy/hil/test.sh), deploy/install.sh, the systemd unit and the .debs under systemd
+# libgpiods; see deploy/hil/test.sh; then on arm64, and on QEMU's Raspberry Pi 3 with its real GPIO
+# driver), deploy/install.sh, the systemd unit and the .debs under systemd
 # in that VM (deploy/hil/systemd-test.sh), the parsers under libFuzzer for a bounded time
 # (deploy/fuzz.sh, FUZZ_SECONDS, default 60) and the suite again under AddressSanitizer and
 # ThreadSanitizer (deploy/sanitizers.sh). Each stage's time is printed as it ends and all of them
@@ -69,6 +70,7 @@ export SWITCHBOARD_DEBS_ARM64
 SWITCHBOARD_BIN=$(swift build --show-bin-path) bash deploy/homeassistant/test.sh
 bash deploy/hil/test.sh
 bash deploy/hil/arm64-test.sh   # the arm64 binaries (deploy/arm64/test.sh) on an arm64 kernel with gpio-sim
+bash deploy/hil/raspi3b-test.sh # the same on QEMU's Raspberry Pi 3: its device tree, the real pinctrl-bcm2835
 
 # install.sh and the systemd unit, for real: Debian 13 booted with systemd in the VM, a gpio-sim
 # chip as a Pi 5 header (the systemd kernel and the release build are cached after the first run);

@@ -25,6 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/packages.sh"
 source "$here/../lib/cache.sh"
+source "$here/../lib/arm64-apt.sh"
 cache=${SWITCHBOARD_HIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hil}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$cache"
@@ -48,13 +49,8 @@ if [[ $flavour == tests ]]; then
     [[ -L $work/proc ]] && rm "$work/proc" && mkdir "$work/proc"
     apt=$(mktemp -d "$cache/apt-arm64.XXXXXX")
     trap 'rm -rf "$apt"' EXIT
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-    echo "deb [arch=arm64] $mirror trixie main" >"$apt/sources.list"
-    options=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o Dir::State::Status=/dev/null
-        -o APT::Architecture=arm64 -o APT::Architectures=arm64 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-    apt-get "${options[@]}" -qq update >&2
-    apt-get "${options[@]}" -qq -y --no-install-recommends --download-only install \
+    arm64_apt "$apt"
+    apt-get "${arm64_apt_options[@]}" -qq -y --no-install-recommends --download-only install \
         gpiod mosquitto mosquitto-clients openssl procps >&2
     for deb in "$apt"/cache/archives/*.deb; do
         dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$work"

@@ -21,6 +21,7 @@ steps=(
     "deploy/package-root.sh bookworm"
     "deploy/hil/arm64-root.sh fresh"
     "deploy/hil/arm64-busybox.sh"
+    "deploy/hil/raspi3b-kernel.sh"
     "deploy/hil/build-kernel.sh --arch arm64 deploy/hil/kernel-systemd.config"
     "deploy/hil/systemd-root.sh bookworm"
 )
