@@ -16,11 +16,7 @@ struct HomeKitBridgeTests {
     }()
     static let script = RepositoryFiles.path("Tests/Fixtures/HomeKit/aiohomekit-daemon.py")
 
-    static func freePort() throws -> Int {
-        let (descriptor, port) = try SystemCall.tcpListener(port: 0, loopbackOnly: true)
-        SystemCall.close(descriptor)
-        return Int(port)
-    }
+    static func freePort() throws -> Int { try TestPort.free() }
 
     static let placements = """
         { "id": "porch", "control": "porch-light", "homeAssistant": { "component": "light" } },

@@ -206,9 +206,7 @@ extension AvahiDiscoveryTests {
     /// port it serves on; stopped, it withdraws the service.
     @Test func theDaemonsBridgeIsAdvertisedWhileItServes() async throws {
         let avahi = try await PrivateAvahi()
-        let (listener, free) = try SystemCall.tcpListener(port: 0, loopbackOnly: false)
-        SystemCall.close(listener)
-        let port = Int(free)
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: """
         { "node": "porch-node", "chips": [{ "id": "main", "chip": "header" }],
           "devices": [ { "id": "porch", "name": "Porch Light", "type": "relay", "gpio": { "chip": "main", "line": 17 } } ],
