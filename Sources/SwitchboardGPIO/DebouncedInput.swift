@@ -25,7 +25,8 @@ public struct DebouncedInput: Sendable {
 
     private enum Input: Sendable {
         case edge(GPIOEdgeEvent)
-        case windowElapsed
+        /// The timer of the window that the edge numbered so started.
+        case windowElapsed(Int)
     }
 
     /// Runs until the line's edges end (it was released) or the task is cancelled.
@@ -40,6 +41,8 @@ public struct DebouncedInput: Sendable {
         }
         let (inputs, continuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
         var debouncer = Debouncer(window: window, initialValue: initialValue)
+        // Which window is open: a timer of one that an edge after its end closed early is stale.
+        var windowNumber = 0
         await withDiscardingTaskGroup { group in
             let edges = self.edges
             group.addTask {
@@ -49,14 +52,20 @@ public struct DebouncedInput: Sendable {
             for await input in inputs {
                 switch input {
                 case .edge(let edge):
+                    // The window ended before this edge though its timer is not handled yet.
+                    if debouncer.windowHasPassed(before: edge), let accepted = debouncer.windowElapsed() {
+                        await handler(accepted)
+                    }
                     if debouncer.edge(edge) == .startWindow {
-                        let clock = self.clock, deadline = clock.now.advanced(by: window)
+                        windowNumber += 1
+                        let clock = self.clock, deadline = clock.now.advanced(by: window), number = windowNumber
                         group.addTask {
                             guard (try? await clock.sleep(until: deadline)) != nil else { return }
-                            continuation.yield(.windowElapsed)
+                            continuation.yield(.windowElapsed(number))
                         }
                     }
-                case .windowElapsed:
+                case .windowElapsed(let number):
+                    guard number == windowNumber else { continue }
                     if let accepted = debouncer.windowElapsed() { await handler(accepted) }
                 }
             }

@@ -34,6 +34,15 @@ public struct Debouncer: Sendable, Equatable {
         return .startWindow
     }
 
+    /// Whether the pending window had ended by the time `event` happened, by the edges' own
+    /// timestamps. Its timer can be handled after a later edge arrives (on a busy board): the
+    /// window must then end, with ``windowElapsed()``, before that edge counts, or a press
+    /// released after the window would read as chatter that settled back, and be lost.
+    public func windowHasPassed(before event: GPIOEdgeEvent) -> Bool {
+        guard let pending else { return false }
+        return event.timestamp - pending.timestamp >= window
+    }
+
     /// The window after the first pending edge has passed: the accepted edge, if the line settled
     /// at a new level.
     public mutating func windowElapsed() -> GPIOEdgeEvent? {

@@ -99,16 +99,19 @@ struct AutomationDaemonTests {
     @Test func aDelayGoesOnAcrossAnApplyThatLeavesItsAutomation() async throws {
         let delayed = Self.configuration.replacingOccurrences(
             of: #""do": [ { "set": "hall", "value": true } ] }"#,
-            with: #""do": [ { "set": "hall", "value": true }, { "delay": "3s" }, { "set": "hall", "value": false } ] }"#)
+            with: #""do": [ { "set": "hall", "value": true }, { "delay": "10s" }, { "set": "hall", "value": false } ] }"#)
         let daemon = try DaemonHarness(configuration: delayed)
         try await daemon.start()
         try await door(daemon, "active")
         #expect(await daemon.waitUntil { (try? await outputs(daemon))?["hall"] == true }, "\(daemon.log)")
         let apply = await daemon.cli(["apply"])
         #expect(apply.status == 0 && apply.stdout == "applied: nothing changed\n", "\(apply.stdout)\(apply.stderr)")
-        #expect(await daemon.cli(["status"]).stdout.contains(": door became Open: on hall: performed (On); waiting 3s; last none yet\n"))
-        #expect(await daemon.waitUntil { (try? await outputs(daemon))?["hall"] == false }, "\(daemon.log)")
-        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains(" UTC: door became Open: on hall: performed (On); waited 3s; off hall: performed (Off)\n") })
+        // 10 s: the status must find the run still waiting after the light, the apply and the
+        // status itself, which take seconds under the thread sanitizer.
+        let waiting = await daemon.cli(["status"]).stdout
+        #expect(waiting.contains(": door became Open: on hall: performed (On); waiting 10s; last none yet\n"), "\(waiting)")
+        #expect(await daemon.waitUntil(timeout: .seconds(30)) { (try? await outputs(daemon))?["hall"] == false }, "\(daemon.log)")
+        #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains(" UTC: door became Open: on hall: performed (On); waited 10s; off hall: performed (Off)\n") })
         #expect(await daemon.signal(SIGTERM) == 0)
     }
 

@@ -39,10 +39,11 @@ struct ButtonServiceTests {
     /// the debounce window then passes.
     func drive(pressed: Bool, at offset: Duration) async throws {
         clock.advance(to: OffsetInstant(offset: offset))
-        let sleeping = clock.sleeperCount
         try chip.drive(Self.button, high: !pressed)
-        // The debounce window's sleeper joins whatever sleeps already (a click check).
-        await clock.waitForSleepers(sleeping + 1)
+        // The debounce window's own sleeper, by its deadline: counting sleepers was fooled by a
+        // timer the advance woke that slept again, and the clock then moved on before the window
+        // was set (under ThreadSanitizer, a test that waited for ever).
+        await clock.waitForSleeper(until: OffsetInstant(offset: offset + .milliseconds(20)))
         clock.advance(by: .milliseconds(20))
         for _ in 0..<50 { await Task.yield() }
     }

@@ -29,6 +29,19 @@ import Testing
         #expect(debouncer.value == false)
     }
 
+    /// A press whose window timer is handled late, after the release arrived: the window ended
+    /// (by the edges' timestamps) before the release, so the press is accepted first.
+    @Test func anEdgeAfterTheWindowsEndFindsItPassed() {
+        var debouncer = Debouncer(initialValue: false)
+        #expect(debouncer.edge(edge(true, 100)) == .startWindow)
+        #expect(!debouncer.windowHasPassed(before: edge(false, 119)))
+        #expect(debouncer.windowHasPassed(before: edge(false, 120)))
+        #expect(debouncer.windowElapsed() == edge(true, 100))
+        #expect(debouncer.edge(edge(false, 180)) == .startWindow)
+        #expect(debouncer.windowElapsed() == edge(false, 180))
+        #expect(!debouncer.windowHasPassed(before: edge(true, 500)), "no window open")
+    }
+
     @Test func edgeToTheCurrentLevelStartsNothing() {
         var debouncer = Debouncer(initialValue: true)
         #expect(debouncer.edge(edge(true, 1)) == .none)
