@@ -29,10 +29,12 @@ struct ReloadStormTests {
 
         // As fast as the daemon takes them: the kernel keeps one pending SIGHUP, so each is sent
         // after a short pause, lest a thousand collapse into a handful.
-        let storm = Task.detached {
-            for _ in 0..<1000 {
-                kill(pid, SIGHUP)
-                usleep(1000)
+        let storm = Task {
+            _ = try? await onThread {
+                for _ in 0..<1000 {
+                    kill(pid, SIGHUP)
+                    usleep(1000)
+                }
             }
         }
         // Commands keep coming over MQTT, each handled by whichever configuration serves.

@@ -151,14 +151,6 @@ struct HAPServerTests: LoopbackHAPServer {
     }
 }
 
-/// Runs blocking work (a child process, blocking sockets) on a thread of its own, off the
-/// concurrency pool, which the server's `run()` needs.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
-}
-
 /// A JSON text with sorted keys, to compare what the script printed.
 func json(_ value: Any?) -> String {
     guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else { return "nil" }
