@@ -30,7 +30,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         users: [String: String] = [:], tls: Bool = false, clientCertificates: Bool = false, persistence: Bool = false, aclFile: String? = nil,
         bridgedTo: Int? = nil, maxQueuedMessages: Int? = nil
     ) throws {
-        port = try Self.freePort()
+        port = try TestPort.free()
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = "listener \(port) 127.0.0.1\nset_tcp_nodelay true\n"
@@ -78,8 +78,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// certificates (a fresh CA, ``caFile``, and a server certificate for 127.0.0.1) from
     /// /etc/mosquitto to the broker's folder.
     public init(shippedConfiguration configurationFile: String, aclFile: String, users: [String: String]) throws {
-        port = try Self.freePort()
-        let tlsPort = try Self.freePort()
+        port = try TestPort.free()
+        let tlsPort = try TestPort.free()
         self.tlsPort = tlsPort
         directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -116,7 +116,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             do {
                 return try start()
             } catch where attempt < 3 && process?.isRunning == false {
-                let next = try Self.freePort()
+                let next = try TestPort.free()
                 try configuration.replacingOccurrences(of: "listener \(port) 127.0.0.1", with: "listener \(next) 127.0.0.1")
                     .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
                 port = next
@@ -200,11 +200,6 @@ public final class MosquittoBroker: @unchecked Sendable {
     static var executable: String {
         ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/mosquitto"
     }
-
-    /// A loopback port nothing listens on.
-    public static func unusedPort() throws -> Int { try freePort() }
-
-    static func freePort() throws -> Int { try TestPort.free() }
 
     static func accepts(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

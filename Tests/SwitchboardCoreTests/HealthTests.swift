@@ -34,7 +34,7 @@ struct HealthTests {
     }
 
     @Test func withoutTheBrokerTheNodeIsUnhealthy() async throws {
-        let port = try MosquittoBroker.unusedPort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: sample(port: port))
         try await daemon.start()
         let sick = await daemon.cli(["health"])

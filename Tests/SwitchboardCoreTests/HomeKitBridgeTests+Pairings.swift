@@ -10,7 +10,7 @@ import Testing
 extension HomeKitBridgeTests {
     @Test(.enabled(if: python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func pairVerifyHoldsAcrossASighupAndAddedControllersAreListedRefusedAndRemoved() async throws {
-        let port = try Self.freePort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge") }, "\(daemon.log)")
@@ -62,7 +62,7 @@ extension HomeKitBridgeTests {
 
     @Test(.enabled(if: python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func wrongSetupCodesWaitLongerEachTimeCountAcrossARestartUntilPairSetupIsRefusedAndResetClearsThem() async throws {
-        let port = try Self.freePort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge") }, "\(daemon.log)")

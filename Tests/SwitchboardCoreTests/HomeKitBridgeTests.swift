@@ -16,8 +16,6 @@ struct HomeKitBridgeTests {
     }()
     static let script = RepositoryFiles.path("Tests/Fixtures/HomeKit/aiohomekit-daemon.py")
 
-    static func freePort() throws -> Int { try TestPort.free() }
-
     static let placements = """
         { "id": "porch", "control": "porch-light", "homeAssistant": { "component": "light" } },
         { "id": "fan", "control": "fan", "homeAssistant": { "component": "fan" } },
@@ -97,7 +95,7 @@ struct HomeKitBridgeTests {
 
     @Test(.enabled(if: python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func aiohomekitPairsListsSwitchesHearsEventsAndIsRefusedWhileLocked() async throws {
-        let port = try Self.freePort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge \"Test Node\" serving on port \(port) (setup code from devices.json), not paired") }, "\(daemon.log)")
@@ -152,7 +150,7 @@ struct HomeKitBridgeTests {
 
     @Test(.enabled(if: python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func pairingAndIdsSurviveARestartAReloadAddsAnAccessoryAndResetUnpairs() async throws {
-        let port = try Self.freePort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge") })
@@ -193,7 +191,7 @@ struct HomeKitBridgeTests {
 
 extension HomeKitBridgeTests {
     @Test func aSetupCodeIsMadeOnceAndATornStateKeepsTheBridgeOffWhileTheDaemonServes() async throws {
-        let port = try Self.freePort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: port, setupCode: nil))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge") }, "\(daemon.log)")
@@ -209,7 +207,7 @@ extension HomeKitBridgeTests {
         #expect(mode == 0o600)
 
         // A reload that changes the block starts the bridge again, on its new port; the code stays.
-        let newPort = try Self.freePort()
+        let newPort = try TestPort.free()
         try daemon.writeConfiguration(Self.configuration(port: newPort, setupCode: nil))
         #expect(await daemon.cli(["apply"]).stdout.contains("HomeKit settings changed"))
         #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("homekit: serving on port \(newPort), not paired") })

@@ -20,7 +20,7 @@ struct HomeKitCoverTests {
 
     @Test(.enabled(if: HomeKitBridgeTests.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func aBlindIsAWindowCoveringAndAGarageDoorAnOpenerWithItsState() async throws {
-        let port = try HomeKitBridgeTests.freePort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("homekit: bridge \"House\" serving") }, "\(daemon.log)")

@@ -9,7 +9,7 @@ import Testing
 struct HomeKitProgrammableSwitchTests {
     @Test(.enabled(if: HomeKitBridgeTests.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func aWallButtonsPressesAreProgrammableSwitchEvents() async throws {
-        let port = try HomeKitBridgeTests.freePort()
+        let port = try TestPort.free()
         let configuration = ButtonServiceTests.configuration.replacingOccurrences(
             of: #""node": "hall","#, with: #""node": "hall", "homekit": { "port": \#(port), "setupCode": "031-45-154" },"#)
         let daemon = try DaemonHarness(configuration: configuration)

@@ -269,7 +269,7 @@ struct MQTTEndToEndTests {
 @Suite(.timeLimit(.minutes(1)))
 struct MQTTUnreachableBrokerTests {
     @Test func aMissingBrokerIsLoggedOnceNotAtEveryRetry() async throws {
-        let port = try MosquittoBroker.unusedPort()
+        let port = try TestPort.free()
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": \#(port)"#))
         try await daemon.start()
         // Retries after about 0.5, 1 and 2 s: three or more attempts fail within 4 s.

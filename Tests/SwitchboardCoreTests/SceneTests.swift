@@ -50,7 +50,7 @@ struct SceneTests {
     }
 
     @Test func aPartialFailureSaysWhichDeviceDidWhat() async throws {
-        let daemon = try DaemonHarness(configuration: configuration(port: try MosquittoBroker.unusedPort()))
+        let daemon = try DaemonHarness(configuration: configuration(port: try TestPort.free()))
         try await daemon.start()
         #expect(await daemon.cli(["on", "porch"]).status == 0)
         #expect(await daemon.cli(["on", "fan"]).status == 0)
