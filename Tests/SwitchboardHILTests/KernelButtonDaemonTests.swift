@@ -29,17 +29,31 @@ struct KernelButtonDaemonTests {
           "placements": [ { "id": "hall", "control": "hall" }, { "id": "porch", "control": "porch" }, { "id": "fan", "control": "fan" } ],
           "buttons": [
             { "id": "wall", "gpio": { "chip": "main", "line": 4, "bias": "pullUp", "activeLow": true, "debounce": "10ms" },
-              "short": "hall", "double": "porch", "long": "fan", "doubleWindow": "400ms", "longTime": "800ms" }
+              "short": "hall", "double": "porch", "long": "fan", "doubleWindow": "1s", "longTime": "2s" }
           ]
         }
         """#
     }
 
-    /// Holds the button down for `held`, as a finger: the line to ground, then let go.
-    func press(_ chip: KernelSimulatedChip, for held: Duration) async throws {
-        try chip.setPull(4, high: false)
-        try await Task.sleep(for: held)
-        try chip.setPull(4, high: true)
+    /// Presses the button as a finger would, once per entry of `presses`: the line to ground for
+    /// `held`, let go, then `gap` before the next press. The pacing runs on a thread of its own,
+    /// not the concurrency pool: in the VM (TCG) a pool busy with other suites once stretched an
+    /// awaited 120 ms gap past the double-press window, and the double press read as two shorts.
+    /// The windows in ``configuration(chip:)`` leave a wide margin too (1 s, 2 s).
+    func press(_ chip: KernelSimulatedChip, _ presses: [(held: Duration, gap: Duration)]) async throws {
+        let presses = presses.map { (held: Self.microseconds($0.held), gap: Self.microseconds($0.gap)) }
+        try await onThread {
+            for press in presses {
+                try chip.setPull(4, high: false)
+                usleep(press.held)
+                try chip.setPull(4, high: true)
+                usleep(press.gap)
+            }
+        }
+    }
+
+    static func microseconds(_ duration: Duration) -> UInt32 {
+        UInt32(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
     }
 
     func waitForLevels(_ chip: KernelSimulatedChip, _ expected: [Bool]) async throws -> [Bool] {
@@ -58,13 +72,11 @@ struct KernelButtonDaemonTests {
         try await daemon.start(timeout: .seconds(60))
         #expect(try chip.level(4) == true, "the button's pull-up bias reached the line")
 
-        try await press(chip, for: .milliseconds(100))
+        try await press(chip, [(held: .milliseconds(100), gap: .zero)])
         #expect(try await waitForLevels(chip, [true, false, false]) == [true, false, false], "a short press toggles the hall light")
-        try await press(chip, for: .milliseconds(80))
-        try await Task.sleep(for: .milliseconds(120))
-        try await press(chip, for: .milliseconds(80))
+        try await press(chip, [(held: .milliseconds(80), gap: .milliseconds(120)), (held: .milliseconds(80), gap: .zero)])
         #expect(try await waitForLevels(chip, [true, true, false]) == [true, true, false], "a double press, the porch light")
-        try await press(chip, for: .milliseconds(1_200))
+        try await press(chip, [(held: .milliseconds(3_000), gap: .zero)])
         #expect(try await waitForLevels(chip, [true, true, true]) == [true, true, true], "a long press, the fan")
         let status = await daemon.cli(["status"]).stdout
         #expect(status.contains("button wall: short → hall, double → porch, long → fan; last press: long: fan On\n"), "\(status)")
