@@ -102,7 +102,7 @@ struct ExtensionSandboxTests {
     }
 
     @Test func itInheritsNoDescriptorOfTheDaemonAndOnlyACleanEnvironment() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start(environment: [
             "NOTIFY_SOCKET": folder + "/notify", "HOME": "/home/the-daemons", "SWITCHBOARD_PROBE": "kept", "SECRET_TOKEN": "the daemon's",
@@ -143,7 +143,7 @@ struct ExtensionSandboxTests {
     /// daemon's own descriptors (its broker connection, CLI connections, the readers' duplicates of
     /// an extension's pipes) is close-on-exec, so that no program it starts in any way gets one.
     @Test func everyDescriptorOfTheDaemonIsCloseOnExec() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
         #expect(await daemon.waitUntil { await daemon.cli(["status"]).stdout.contains("mqtt: connected") })
@@ -202,7 +202,9 @@ struct ExtensionSandboxTests {
         #expect(on.status == 0, "\(on.stderr)")
         #expect(started.duration(to: .now) < .seconds(5))
         #expect(await output(daemon, "porch") == "on")
-        #expect(Self.members(of: group).count > forked / 2, "the bomb's children are in the extension's group")
+        // Each child it left running (it ends a few once at its limit, to live on) is in its group.
+        let left = bomb.dropFirst(3).first.flatMap { Int($0) } ?? -1
+        #expect(left > 0 && Self.members(of: group).count > left, "the bomb's \(left) children are in the extension's group: \(Self.members(of: group).count) members; \(daemon.log)")
         // SIGTERM stops it, and takes the extension's whole group with it.
         let stopping = ContinuousClock.now
         #expect(await daemon.signal(SIGTERM) == 0, "\(daemon.log)")
@@ -211,7 +213,7 @@ struct ExtensionSandboxTests {
     }
 
     @Test func itsOwnDeviceCallsObeyTheLockAsEveryOtherDoorDoes() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
