@@ -12,7 +12,7 @@ struct MQTTCommandPathTests {
     static let base = MQTTEndToEndTests.base
 
     @Test func commandToAnotherSystemsDeviceCompletesOnItsStateAndHoldsUpNothing() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light", delay: .milliseconds(15))
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port, timeout: "5s"))
@@ -37,7 +37,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func whileTheBrokerIsAwayACommandToAnotherSystemIsRefusedAtOnceAndNeverSentLate() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port, timeout: "5s"))
         try await daemon.start()
@@ -50,7 +50,7 @@ struct MQTTCommandPathTests {
         #expect(refused.stderr.contains("Kitchen Light lives in another system and Switchboard is not connected to the MQTT broker since "), "\(refused.stderr)")
         #expect(refused.stderr.contains("; nothing was sent"))
 
-        try broker.start()
+        try await broker.start()
         #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
@@ -68,7 +68,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func aConfigurationOverMQTTIsRefusedWhileLocked() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -83,7 +83,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func twoNodesWithOneNameAreToldApart() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let configuration = MQTTEndToEndTests().configuration(port: broker.port)
         let first = try DaemonHarness(configuration: configuration)
         let second = try DaemonHarness(configuration: configuration)
@@ -96,9 +96,14 @@ struct MQTTCommandPathTests {
     }
 
     @Test func commandsThatArriveWhileLockedStayRefusedAfterAnUnlock() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
-        let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
+        // A 3 s pulse, so that the CLI sees it pulsing however slowly a loaded machine answers (a
+        // sanitizer's whole suite once polled past a 500 ms one), and the press waiting behind it
+        // is still well inside its 10 s deadline.
+        let configuration = MQTTEndToEndTests().configuration(port: broker.port).replacingOccurrences(of: #""pulse": "500ms""#, with: #""pulse": "3s""#)
+        #expect(configuration.contains(#""pulse": "3s""#))
+        let daemon = try DaemonHarness(configuration: configuration)
         try await daemon.start()
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         // The garage opener is busy with a pulse while the node is locked, sent two more presses
@@ -108,7 +113,7 @@ struct MQTTCommandPathTests {
         observer.publish("\(Self.base)/lock/set", "LOCKED")
         observer.publish("\(Self.base)/controls/garage/set", #"{"value": "PRESS", "transaction": 1}"#)
         observer.publish("\(Self.base)/lock/set", "UNLOCKED")
-        let results = await observer.received(2, on: "\(Self.base)/controls/garage/result")
+        let results = await observer.received(2, on: "\(Self.base)/controls/garage/result", timeout: .seconds(20))
         #expect(results.map(\.transactionNumber) == [0, 1])
         #expect(results.first?.text?.contains(#""outcome":"performed""#) == true)
         #expect(results.last?.text?.contains(#""code":"authenticationRequired""#) == true, "decided by the lock when it arrived: \(results.compactMap(\.text))")
@@ -116,7 +121,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func aCommandThatWaitedPastItsDeadlineIsDroppedNotPerformed() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         // A 5 s pulse: the second press, sent once the CLI has seen the first pulsing, must still
         // find it pulsing, however slowly a loaded machine (a sanitizer's whole suite) answers.
@@ -138,7 +143,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func inAFloodOnlyTheNewestCommandWaitsAndTheRestAreToldTheyWereSuperseded() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -161,7 +166,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func malformedMessagesAreRememberedAndLoggedInBoundedMemory() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -185,7 +190,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func aControlCharacterInAPayloadIsRefusedAndTheDaemonGoesOn() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -201,7 +206,7 @@ struct MQTTCommandPathTests {
     }
 
     @Test func aPulseHoldsUpOnlyItsOwnControlAndEachControlKeepsItsOrder() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -229,7 +234,7 @@ struct SharedDeviceTests {
 
 
     @Test func aChangeThroughOnePlacementReloadsEveryPlacementOfTheDevice() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
