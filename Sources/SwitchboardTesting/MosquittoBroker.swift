@@ -1,7 +1,9 @@
 import Foundation
 
 /// A real mosquitto broker on a free loopback port, for tests: started, killed and restarted on
-/// the same port; stopped when dropped.
+/// the same port; stopped when dropped. Its blocking steps (openssl, mosquitto_passwd, waiting
+/// for the listener or for the broker to end) run on threads of their own, never the concurrency
+/// pool the tests share.
 public final class MosquittoBroker: @unchecked Sendable {
     // Invariant: used from one test at a time.
     public private(set) var port: Int
@@ -29,9 +31,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     public init(
         users: [String: String] = [:], tls: Bool = false, clientCertificates: Bool = false, persistence: Bool = false, aclFile: String? = nil,
         bridgedTo: Int? = nil, maxQueuedMessages: Int? = nil
-    ) throws {
+    ) async throws {
         port = try TestPort.free()
-        directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
+        let directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
+        self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = "listener \(port) 127.0.0.1\nset_tcp_nodelay true\n"
         if geteuid() == 0 { configuration += "user root\n" }
@@ -41,17 +44,17 @@ public final class MosquittoBroker: @unchecked Sendable {
             configuration += "persistence false\n"
         }
         if tls {
-            try Self.makeCertificates(in: directory)
+            try await onThread { try Self.makeCertificates(in: directory) }
             configuration += "cafile \(directory)/ca.crt\ncertfile \(directory)/server.crt\nkeyfile \(directory)/server.key\n"
             if clientCertificates {
-                try Self.makeClientCertificate(in: directory)
+                try await onThread { try Self.makeClientCertificate(in: directory) }
                 configuration += "require_certificate true\n"
             }
         }
         if users.isEmpty {
             configuration += "allow_anonymous true\n"
         } else {
-            try Self.writePasswords(users, in: directory)
+            try await onThread { try Self.writePasswords(users, in: directory) }
             configuration += "allow_anonymous false\npassword_file \(directory)/passwd\n"
         }
         if let aclFile {
@@ -69,7 +72,7 @@ public final class MosquittoBroker: @unchecked Sendable {
                 .split(separator: "\n").filter { line in !login.contains { line.hasPrefix($0) } }.joined(separator: "\n") + "\n"
         }
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        try startOnAFreePort(configuration)
+        try await startOnAFreePort(configuration)
     }
 
     /// Starts a broker with the configuration shipped in deploy/mosquitto (`configurationFile`,
@@ -77,14 +80,17 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// listener from 8883 to ``tlsPort`` on 127.0.0.1, and the password file, ACL and
     /// certificates (a fresh CA, ``caFile``, and a server certificate for 127.0.0.1) from
     /// /etc/mosquitto to the broker's folder.
-    public init(shippedConfiguration configurationFile: String, aclFile: String, users: [String: String]) throws {
+    public init(shippedConfiguration configurationFile: String, aclFile: String, users: [String: String]) async throws {
         port = try TestPort.free()
         let tlsPort = try TestPort.free()
         self.tlsPort = tlsPort
-        directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
+        let directory = NSTemporaryDirectory() + "switchboard-broker-" + UUID().uuidString.prefix(8)
+        self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try Self.makeCertificates(in: directory)
-        try Self.writePasswords(users, in: directory)
+        try await onThread {
+            try Self.makeCertificates(in: directory)
+            try Self.writePasswords(users, in: directory)
+        }
         try String(contentsOfFile: aclFile, encoding: .utf8).write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
         chmod(directory + "/acl", 0o600)
         var configuration = try String(contentsOfFile: configurationFile, encoding: .utf8)
@@ -96,25 +102,24 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
         configuration += "\npersistence false\n" + (geteuid() == 0 ? "user root\n" : "")
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        try start()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !Self.accepts(port: tlsPort), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        try await start()
+        _ = try await onThread { Self.waitUntilAccepting(port: tlsPort) }
     }
 
     /// The TLS listener's port, for a broker started from the shipped configuration.
     public private(set) var tlsPort: Int?
 
     deinit {
-        stop()
+        _ = process?.stop(signal: SIGTERM, grace: .seconds(5))
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Starts the broker the first time; if another process took the chosen port between its
     /// choice and mosquitto's bind (a client's outgoing connection can), on another free port.
-    private func startOnAFreePort(_ configuration: String) throws {
+    private func startOnAFreePort(_ configuration: String) async throws {
         for attempt in 1...3 {
             do {
-                return try start()
+                return try await start()
             } catch where attempt < 3 && process?.isRunning == false {
                 let next = try TestPort.free()
                 try configuration.replacingOccurrences(of: "listener \(port) 127.0.0.1", with: "listener \(next) 127.0.0.1")
@@ -125,13 +130,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Starts (or restarts) the broker and waits until it accepts connections.
-    public func start() throws {
+    public func start() async throws {
         process = try ChildProcess(Self.executable, ["-c", directory + "/mosquitto.conf"], logPath: directory + "/mosquitto.log")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if Self.accepts(port: port) { return }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        let port = self.port
+        if try await onThread({ Self.waitUntilAccepting(port: port) }) { return }
         let log = (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
         throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)\(process?.isRunning == false ? " (it exited)" : ""); its log:\n\(log)")
     }
@@ -142,10 +144,11 @@ public final class MosquittoBroker: @unchecked Sendable {
         process = nil
     }
 
-    /// Stops the broker.
-    public func stop() {
-        process?.stop(signal: SIGTERM, grace: .seconds(5))
-        process = nil
+    /// Stops the broker: SIGTERM, SIGKILL if it has not ended after 5 s.
+    public func stop() async {
+        let process = self.process
+        self.process = nil
+        _ = try? await onThread { process?.stop(signal: SIGTERM, grace: .seconds(5)) }
     }
 
     /// Runs `mosquitto_pub` with these arguments against the broker.
@@ -199,6 +202,16 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     static var executable: String {
         ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/mosquitto"
+    }
+
+    /// Whether 127.0.0.1:`port` accepted a connection within 10 s; blocks the calling thread.
+    static func waitUntilAccepting(port: Int) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if accepts(port: port) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
     }
 
     static func accepts(port: Int) -> Bool {

@@ -10,7 +10,7 @@ struct ExtensionBenchmark {
 
     /// The round trips of the devices.json toggle, then of the extension's.
     func run() async throws -> (devicesJSON: [Duration], extension: [Duration]) {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let load = try await MQTTLoad(port: broker.port, filters: ["\(BenchNode.base)/controls/+"])
         defer { load.stop() }
         var results: [[Duration]] = []

@@ -55,7 +55,7 @@ struct FleetBenchmark {
 
     func run() async throws -> Outcome {
         var outcome = Outcome()
-        let home = try MosquittoBroker(persistence: true, maxQueuedMessages: maxQueuedMessages)
+        let home = try await MosquittoBroker(persistence: true, maxQueuedMessages: maxQueuedMessages)
         var fleet: [BenchNode] = []
         for index in 0..<nodes {
             let node = try BenchNode(controls: controls, port: home.port, node: Self.name(index))
@@ -104,7 +104,7 @@ struct FleetBenchmark {
         outcome.loadedAnonymous = fleet.map { $0.sample.anonymousBytes }
 
         // Past one broker: the same commands from a client on a second broker, bridged.
-        let shed = try MosquittoBroker(bridgedTo: home.port)
+        let shed = try await MosquittoBroker(bridgedTo: home.port)
         let bridgeObserver = try await MQTTLoad(port: shed.port, filters: ["switchboard/+/status"], clientID: "bench-bridge-observer")
         var online = Set<String>()
         let bridging = ContinuousClock.now
@@ -216,8 +216,8 @@ struct FleetBenchmark {
         let started = ContinuousClock.now
         for index in 0..<total {
             load.publish("switchboard/\(Self.name(index % nodes))/controls/c\(index / nodes)/set", #"{"value":true,"transaction":"o\#(index)"}"#)
-            if index == total / 4 { home.stop(); stopped = true }
-            if index == total / 2, stopped { try home.start(); restartedAt = .now }
+            if index == total / 4 { await home.stop(); stopped = true }
+            if index == total / 2, stopped { try await home.start(); restartedAt = .now }
             try await Task.sleep(until: started + .milliseconds(20 * (index + 1)))
         }
         var lastAnswer = ContinuousClock.now

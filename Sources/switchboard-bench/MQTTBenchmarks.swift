@@ -18,7 +18,7 @@ struct MQTTBenchmarks {
     }
 
     mutating func run() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let floorLog = NSTemporaryDirectory() + "switchboard-bench-floor-\(broker.port).log"
         let floor = try ChildProcess(BuiltProducts.path(of: "switchboard-bench-floor"), [String(broker.port), "floor"], logPath: floorLog)
         defer { _ = floor.stop(signal: SIGTERM) }
@@ -139,7 +139,7 @@ extension MQTTBenchmarks {
     /// switchboardd alone under round trips for `seconds`, `inFlight` outstanding: for `perf record -p`
     /// on the printed pid. Prints the commands answered and the daemon's CPU and wake-ups per command.
     static func profile(inFlight: Int, seconds: Int) async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let node = try BenchNode(controls: 90, remotes: 10, port: broker.port)
         let load = try await MQTTLoad(port: broker.port, filters: ["\(BenchNode.base)/controls/+"])
         defer { load.stop() }

@@ -30,7 +30,7 @@ struct SoakBenchmark {
     let rate: Int
 
     func run() async throws -> Outcome {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let node = try BenchNode(controls: 64, remotes: 10, port: broker.port)
         let load = try await MQTTLoad(port: broker.port, filters: ["\(BenchNode.base)/controls/+", "\(BenchNode.base)/controls/+/result"])
         defer { load.stop() }

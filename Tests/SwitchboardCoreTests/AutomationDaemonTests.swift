@@ -167,7 +167,7 @@ struct AutomationOverMQTTTests {
     }
 
     @Test func anotherSystemsDeviceTurningOnSwitchesARelayButItsRetainedStateDoesNot() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let tasmota = try await MQTTObserver(port: broker.port, filter: "cmnd/#")
         tasmota.publish("stat/desk/POWER", "ON", retain: true)
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
@@ -194,7 +194,7 @@ struct AutomationOverMQTTTests {
     /// As Home Assistant sees an automation: a retained state, a configuration switch that pauses
     /// it; and a run refused on a locked node makes `health` fail until a run works.
     @Test func homeAssistantPausesAnAutomationAndARefusedRunIsAProblem() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         observer.publish("stat/desk/POWER", "OFF", retain: true)
         let guarded = Self.configuration(port: broker.port)

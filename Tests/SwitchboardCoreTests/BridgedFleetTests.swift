@@ -18,8 +18,8 @@ struct BridgedFleetTests {
     }
 
     @Test func nodesOnTwoBridgedBrokersAreOneFleetAndDriveEachOther() async throws {
-        let home = try MosquittoBroker()
-        let shedBroker = try MosquittoBroker(bridgedTo: home.port)
+        let home = try await MosquittoBroker()
+        let shedBroker = try await MosquittoBroker(bridgedTo: home.port)
         let shed = try DaemonHarness(configuration: try FleetTests.node("shed-pi", port: shedBroker.port))
         try await shed.start()
         let garage = try DaemonHarness(configuration: try CrossNodeDeviceTests.garage(port: home.port))
@@ -45,7 +45,7 @@ struct BridgedFleetTests {
         // The home's broker restarts: the bridge and the garage reconnect, and it all works again.
         home.kill()
         #expect(await garage.waitUntil { garage.log.contains("mqtt: disconnected") })
-        try home.start()
+        try await home.start()
         #expect(await garage.waitUntil(timeout: .seconds(40)) { await self.online(home) == both }, "the bridge is back (restart_timeout 2 s, backing off)")
         #expect(await garage.waitUntil(timeout: .seconds(20)) { await garage.cli(["on", "shed-light"]).status == 0 }, "\(garage.log)")
         #expect(await shed.cli(["status"]).stdout.contains("output porch: on"))

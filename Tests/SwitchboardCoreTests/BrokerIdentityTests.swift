@@ -10,9 +10,9 @@ import Testing
 struct BrokerIdentityTests {
     static let users = ["garage-pi": "node-secret", "homeassistant": "ha-secret", "zigbee2mqtt": "z2m-secret", "guest": "guest-secret"]
 
-    func broker() throws -> MosquittoBroker {
+    func broker() async throws -> MosquittoBroker {
         let deploy = RepositoryFiles.path("deploy/mosquitto")
-        return try MosquittoBroker(shippedConfiguration: deploy + "/switchboard.conf", aclFile: deploy + "/switchboard.acl", users: Self.users)
+        return try await MosquittoBroker(shippedConfiguration: deploy + "/switchboard.conf", aclFile: deploy + "/switchboard.acl", users: Self.users)
     }
 
     /// The sample as `garage-pi`, logged in as its user on the plain listener.
@@ -40,7 +40,7 @@ struct BrokerIdentityTests {
     }
 
     @Test func aGuestWithTheNodesClientIDCannotTakeItsSession() async throws {
-        let broker = try broker()
+        let broker = try await broker()
         let daemon = try await node(broker)
         for _ in 1...5 {
             let taken = await DaemonHarness.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", String(broker.port), "-u", "guest", "-P", "guest-secret",
@@ -55,7 +55,7 @@ struct BrokerIdentityTests {
     }
 
     @Test func aNodeThrownOffByOneWithItsNameSaysSoInStatusAndHealth() async throws {
-        let broker = try broker()
+        let broker = try await broker()
         let first = try await node(broker)
         let second = try await node(broker)
         let said = "another client is using this node's client id (switchboard-garage-pi)"
@@ -71,7 +71,7 @@ struct BrokerIdentityTests {
     }
 
     @Test func zigbee2mqttCannotWriteTheNodesDiscovery() async throws {
-        let broker = try broker()
+        let broker = try await broker()
         _ = try await node(broker)
         let topic = "homeassistant/light/garage-pi/porch/config"
         let own = await retained(broker, topic)
@@ -86,7 +86,7 @@ struct BrokerIdentityTests {
     }
 
     @Test func theNodeRestoresItsDiscoveryWhenAnotherClientOverwritesIt() async throws {
-        let broker = try broker()
+        let broker = try await broker()
         let daemon = try await node(broker)
         let topic = "homeassistant/light/garage-pi/porch/config"
         let own = await retained(broker, topic)

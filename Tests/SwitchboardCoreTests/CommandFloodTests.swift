@@ -40,7 +40,7 @@ struct CommandFloodTests {
     @Test func aFloodOnOneControlNeitherDelaysAnotherNorGrowsMemoryNorFloodsOutcomes() async throws {
         // The broker queues the whole flood for the node (mosquitto drops QoS 0 messages past
         // max_queued_messages, 1000 by default): every command reaches it, so it can account for each.
-        let broker = try MosquittoBroker(maxQueuedMessages: 1_000_000)
+        let broker = try await MosquittoBroker(maxQueuedMessages: 1_000_000)
         let results = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/fan/result")
         let outcomes = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/outcomes")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))

@@ -177,7 +177,7 @@ struct CoverOverMQTTTests {
     }
 
     @Test func aBlindAndAGarageDoorAreCoversInHomeAssistant() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
         try await daemon.start()

@@ -64,7 +64,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func aControlBoundToAnotherNodesControlPerformsThereAndCompletesOnItsResult() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try await MQTTObserver(port: broker.port, filter: "switchboard/shed-pi/controls/porch/#")
         let (garage, shed) = try await nodes(broker)
 
@@ -95,7 +95,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func itFollowsTheOtherNodesValueAndIsAChoiceOfTheConfigurableLight() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         #expect(await shed.cli(["on", "porch"]).status == 0)
         let shown = try await Self.presentation(broker, "shed-light") { $0["value"] as? Bool == true }
@@ -112,7 +112,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func whileTheOtherNodeIsLockedItsRefusalIsThisCommandsRefusal() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         #expect(await shed.cli(["lock"]).status == 0)
         let refused = await garage.cli(["press", "shed-door"])
@@ -127,7 +127,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func whileTheOtherNodeIsOfflineItsControlsHereAreStaleAndCommandsAreRefusedAtOnce() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         #expect(await shed.signal(SIGTERM) == 0)
         let stale = try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == true }
@@ -143,7 +143,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func anActionButtonOnOneBoardDrivesAControlOnAnother() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         let held = await garage.cli(["button", "button", "--hold", "1s"])
         #expect(held.status == 0, "\(held.stderr)")
@@ -174,7 +174,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func aResultFromBeforeAReloadAnswersNoCommandAfterIt() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker, timeout: "1s")
         let fake = try await impersonateShed(broker, garage, shed)
 
@@ -206,7 +206,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func aTransactionSentThreeTimesIsPerformedOnce() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let shed = try DaemonHarness(configuration: try FleetTests.node("shed-pi", port: broker.port))
         try await shed.start()
         #expect(await shed.waitUntil { shed.log.contains("mqtt: connected") }, "\(shed.log)")
@@ -234,7 +234,7 @@ struct CrossNodeDeviceTests {
     }
 
     @Test func everyOutcomeTheOtherNodeReportsIsPassedOnFaithfully() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         let fake = try await impersonateShed(broker, garage, shed)
         let home = try await MQTTObserver(port: broker.port, filter: "\(Self.shedLight)/result")

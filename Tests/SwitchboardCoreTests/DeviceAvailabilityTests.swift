@@ -49,7 +49,7 @@ struct DeviceAvailabilityTests {
     }
 
     @Test func aPlugNoPlacedControlShowsIsStillInStatusAndHealth() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
         plug.publish("stat/plug1/POWER", "ON", retain: true)
         plug.publish("tele/plug1/LWT", "Online", retain: true)
@@ -73,7 +73,7 @@ struct DeviceAvailabilityTests {
     }
 
     @Test func anOfflinePlugIsStaleWithItsLastWillUntilItIsOnlineAgain() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
         plug.publish("stat/plug1/POWER", "ON", retain: true)
         plug.publish("tele/plug1/LWT", "Online", retain: true)
@@ -107,7 +107,7 @@ struct DeviceAvailabilityTests {
     }
 
     @Test func aPlugSilentForStaleAfterIsStaleUntilItSpeaks() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, extra: #", "staleAfter": "2s""#))
         try await daemon.start()
@@ -125,7 +125,7 @@ struct DeviceAvailabilityTests {
     /// not the plug's silence, so it is not stale when the broker is back; its silence counts on
     /// from where it stopped.
     @Test func timeWithoutTheBrokerIsNotThePlugsSilence() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, extra: #", "staleAfter": "4s""#))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
@@ -137,7 +137,7 @@ struct DeviceAvailabilityTests {
         broker.kill()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
         try await Task.sleep(for: .seconds(5))
-        try broker.start()
+        try await broker.start()
         #expect(await daemon.waitUntil(timeout: .seconds(15)) { daemon.log.components(separatedBy: "mqtt: connected").count == 3 }, "\(daemon.log)")
         let status = await daemon.cli(["status"]).stdout
         #expect(!status.contains("silent"), "\(status)")
@@ -145,7 +145,7 @@ struct DeviceAvailabilityTests {
     }
 
     @Test func anUnansweredCommandMakesThePlugStaleUntilItsNextState() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
         plug.publish("stat/plug1/POWER", "OFF", retain: true)
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, extra: #", "timeout": "1s""#))
@@ -163,7 +163,7 @@ struct DeviceAvailabilityTests {
     }
 
     @Test func aReloadThatChangesNothingKeepsAnOfflinePlugStaleWithoutAFlap() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
         plug.publish("stat/plug1/POWER", "ON", retain: true)
         plug.publish("tele/plug1/LWT", "Offline", retain: true)
@@ -208,7 +208,7 @@ struct DeviceAvailabilityTests {
 
     @Test(arguments: systems)
     func eachSystemsOwnAvailabilityConventionWithoutNewKeys(_ system: System) async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let device = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
         device.publish(system.stateTopic, system.state, retain: true)
         device.publish(system.availabilityTopic, system.online, retain: true)
@@ -227,7 +227,7 @@ struct DeviceAvailabilityTests {
     /// A configurable control choosing between two plugs: its entity follows the health of the
     /// plug it drives now; its device `select` stays available, so another can be chosen.
     @Test func aConfigurableControlFollowsTheChosenPlugsHealthAndItsChoiceStaysAvailable() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "switchboard/plugs/controls/plug")
         for name in ["plug1", "plug2"] {
             plug.publish("stat/\(name)/POWER", "ON", retain: true)

@@ -68,7 +68,7 @@ struct ExtensionHostingTests {
     }
 
     @Test func anExtensionsToggleMovesTheRelayFromTheCLIAndOverMQTT() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
@@ -91,7 +91,7 @@ struct ExtensionHostingTests {
     }
 
     @Test func anIntentOnAZigbeeLightCompletesOnTheLightsOwnState() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         // The stand-in answers its /set with its new state 300 ms later, as a slow Zigbee bulb.
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/porch_light", delay: .milliseconds(300))
         let zigbeePorch = #"{ "id": "porch", "name": "Porch Light", "type": "mqtt", "mqtt": { "stateTopic": "zigbee2mqtt/porch_light", "valueKey": "state", "onValue": "ON", "offValue": "OFF", "commandTopic": "zigbee2mqtt/porch_light/set", "onPayload": "{\"state\":\"ON\"}", "offPayload": "{\"state\":\"OFF\"}", "timeout": "5s" } }"#
@@ -174,7 +174,7 @@ struct ExtensionHostingTests {
     }
 
     @Test func homeAssistantSeesTheExtensionsControlsAsEntities() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, discovery: true))
         try await daemon.start()
@@ -189,7 +189,7 @@ struct ExtensionHostingTests {
     }
 
     @Test func theLockHoldsForItsIntentsAndItsReloadRequestsReachTheDaemon() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()

@@ -41,7 +41,7 @@ struct ExtraStateTopicsTests {
     }
 
     @Test func telemetryUpdatesConfirmsAndKeepsThePlugFresh() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let plug = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
         let daemon = try DaemonHarness(configuration: #"""
             {

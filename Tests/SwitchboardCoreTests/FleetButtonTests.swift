@@ -22,7 +22,7 @@ struct FleetButtonTests {
     }
 
     @Test func theFleetShowsEachNodesButtonsAndFollowsTheirPresses() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") }, "\(daemon.log)")

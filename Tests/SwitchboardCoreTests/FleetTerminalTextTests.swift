@@ -24,7 +24,7 @@ struct FleetTerminalTextTests {
     }
 
     @Test func anotherNodesEscapeSequencesNeverReachTheTerminal() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let node = try await MQTTObserver(port: broker.port, filter: "switchboard/evil-pi/controls/+/set")
         let base = "switchboard/evil-pi"
         let text = json(Self.hostile)

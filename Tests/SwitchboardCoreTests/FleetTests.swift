@@ -50,7 +50,7 @@ struct FleetTests {
     }
 
     @Test func theFleetCenterShowsEveryNodeFromTheBrokerAndOneThatWentOffline() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemons = try await nodes(["garage-pi", "porch-pi", "shed-pi"], on: broker)
         let placed = ["action", "fan", "garage", "kitchen", "porch", "porch-lock"]
         let picture = try await picture(broker)
@@ -73,7 +73,7 @@ struct FleetTests {
     }
 
     @Test func theFleetCenterFollowsEveryNodeLive() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemons = try await nodes(["garage-pi", "shed-pi"], on: broker)
         let output = daemons[0].directory + "/follow.jsonl"
         let follower = try ChildProcess(
@@ -110,7 +110,7 @@ struct FleetTests {
     }
 
     @Test func aCommandFromTheFleetIsPerformedByItsNodeAndAnsweredWithTheNodesResult() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemons = try await nodes(["garage-pi", "shed-pi"], on: broker)
         let on = await fleet(broker, ["on", "shed-pi/porch"])
         #expect(on.status == 0, "\(on.stderr)")
@@ -136,7 +136,7 @@ struct FleetTests {
     /// the broker refuses the command, and the CLI says so at once (not after waiting for a result).
     @Test func aCommandTheBrokersACLRefusesIsSaidAtOnce() async throws {
         let acl = RepositoryFiles.path("deploy/mosquitto/switchboard.acl")
-        let broker = try MosquittoBroker(users: ["garage-pi": "node-secret", "house-admin": "admin-secret"], aclFile: acl)
+        let broker = try await MosquittoBroker(users: ["garage-pi": "node-secret", "house-admin": "admin-secret"], aclFile: acl)
         let daemon = try DaemonHarness(configuration: "")
         try "node-secret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
         chmod(daemon.directory + "/mqtt-password", 0o600)

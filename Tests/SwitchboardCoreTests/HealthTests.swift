@@ -11,7 +11,7 @@ struct HealthTests {
     }
 
     @Test func aLightThatHasNotReportedIsWhyTheNodeIsUnhealthyUntilItDoes() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: sample(port: broker.port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })

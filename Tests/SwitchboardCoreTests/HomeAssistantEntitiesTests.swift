@@ -17,7 +17,7 @@ struct HomeAssistantEntitiesTests {
     }
 
     @Test func onlyControlCenterPlacementsAreEntities() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected") })
@@ -42,7 +42,7 @@ struct HomeAssistantEntitiesTests {
     }
 
     @Test func placementsAddedAndRemovedAtRuntimeComeAndGo() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -62,7 +62,7 @@ struct HomeAssistantEntitiesTests {
     }
 
     @Test func aConfigurableSwitchIsNamedAfterTheDeviceItDrives() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let topic = "homeassistant/switch/garage-pi/kitchen/config"
         let observer = try await MQTTObserver(port: broker.port, filter: topic)
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
@@ -84,7 +84,7 @@ struct HomeAssistantEntitiesTests {
     }
 
     @Test func placementsRemovedWhileDownOrByAReloadLeaveNoGhosts() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let sample = MQTTEndToEndTests().configuration(port: broker.port)
         let daemon = try DaemonHarness(configuration: sample)
         try await daemon.start()
@@ -129,7 +129,7 @@ struct HomeAssistantRecordTests {
     }
 
     @Test func whatWasAnnouncedIsKeptInAFileOfItsOwn() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
         #expect(await daemon.waitUntil { record(daemon)?.contains("homeassistant/light/garage-pi/porch/config") == true })
@@ -143,7 +143,7 @@ struct HomeAssistantRecordTests {
     }
 
     @Test func anOlderVersionsRecordInTheStateFileIsCarriedOverAndStillRemovesGhosts() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let ghost = "homeassistant/switch/garage-pi/ghost/config"
         let published = await broker.publish(["-q", "1", "-r", "-t", ghost, "-m", #"{"name":"Ghost"}"#])
         #expect(published.status == 0, "\(published.stderr)")
@@ -169,7 +169,7 @@ struct HomeAssistantNodeEntitiesTests {
     static let base = MQTTEndToEndTests.base
 
     @Test func aRefusedPressIsACommandEventWithItsReason() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/outcomes")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -185,7 +185,7 @@ struct HomeAssistantNodeEntitiesTests {
     }
 
     @Test func rejectedMessagesAreCountedOnTheDiagnosticsTopic() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/diagnostics")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()

@@ -104,7 +104,7 @@ struct IdleClientsAndSecretsTests {
     }
 
     @Test func aPasswordFileMustBeTheDaemonsOwnPrivateFile() async throws {
-        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"])
+        let broker = try await MosquittoBroker(users: ["garage-pi": "s3cret"])
         let daemon = try DaemonHarness(configuration: "")
         let switchboard = BuiltProducts.path(of: "switchboard")
         let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(geteuid())"
@@ -165,7 +165,7 @@ struct IdleClientsAndSecretsTests {
     }
 
     @Test func aTLSKeyFileOthersCanReadIsRefused() async throws {
-        let broker = try MosquittoBroker(tls: true, clientCertificates: true)
+        let broker = try await MosquittoBroker(tls: true, clientCertificates: true)
         let key = broker.clientKeyFile
         chmod(key, 0o640)
         let daemon = try MQTTTLSTests().daemon(broker, caFile: broker.caFile, certificate: (broker.clientCertificateFile, key))

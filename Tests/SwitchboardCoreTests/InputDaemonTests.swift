@@ -61,7 +61,7 @@ struct InputOverMQTTTests {
     }
 
     @Test func anOpenedContactIsOnItsTopicAndABinarySensorInHomeAssistant() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
         try await daemon.start()

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct InterlockAnswerTests {
     @Test func anOutputTheInterlockSwitchedOffAgainSaysWhy() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let results = try await MQTTObserver(port: broker.port, filter: "switchboard/blinds/controls/+/result")
         let configuration = InterlockTests.configuration
             .replacingOccurrences(of: #""node": "blinds","#, with: #""node": "blinds", "mqtt": { "host": "127.0.0.1", "port": \#(broker.port), "discovery": false },"#)

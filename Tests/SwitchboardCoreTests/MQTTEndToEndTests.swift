@@ -18,7 +18,7 @@ struct MQTTEndToEndTests {
 
 
     @Test func commandRoundTripWithTransactionResult() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
@@ -45,7 +45,7 @@ struct MQTTEndToEndTests {
     }
 
     @Test func lastWillSaysOfflineWhenTheDaemonIsKilled() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
@@ -56,12 +56,12 @@ struct MQTTEndToEndTests {
     }
 
     @Test func brokerRestartIsFollowedByReconnectResubscribeAndRepublish() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
         #expect(await daemon.cli(["on", "porch"]).status == 0)
         broker.kill()
-        try broker.start()
+        try await broker.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         #expect(await observer.waitFor("\(Self.base)/status") { $0.text == "online" } != nil)
         #expect(await observer.waitFor("\(Self.base)/controls/porch")?.presentation?.value == true)
@@ -71,7 +71,7 @@ struct MQTTEndToEndTests {
     }
 
     @Test func outsideStateReloadsBoundControlsAndCommandsWaitForConfirmation() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, timeout: "2s"))
         try await daemon.start()
@@ -112,7 +112,7 @@ struct MQTTEndToEndTests {
     }
 
     @Test func retainedCommandIsNotActedOnAtStartup() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         #expect(await broker.publish(["-r", "-t", "\(Self.base)/controls/porch/set", "-m", "ON"]).status == 0)
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
@@ -127,7 +127,7 @@ struct MQTTEndToEndTests {
     /// it arrives, is not copied out of libmosquitto's buffer, and is refused as too large.
     @Test(arguments: ["5", "3.1.1"])
     func aPacketLargerThanTheNodeTakesNeverReachesItUnderMQTT5(protocol version: String) async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port)
             .replacingOccurrences(of: #""port": \#(broker.port),"#, with: #""port": \#(broker.port), "protocol": "\#(version)","#))
         try await daemon.start()
@@ -140,7 +140,7 @@ struct MQTTEndToEndTests {
     }
 
     @Test func malformedPayloadsChangeNothingAndAreLoggedOncePerReason() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
@@ -173,7 +173,7 @@ struct MQTTEndToEndTests {
     }
 
     @Test func discoveryPayloadsAreExact() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
@@ -224,7 +224,7 @@ struct MQTTEndToEndTests {
     }
 
     @Test func heldActionButtonPublishesTheHintThenPerformsAndSwitchesTheOutput() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
@@ -290,7 +290,7 @@ struct MQTTCredentialsTests {
     }
 
     @Test func connectsWithThePasswordFromItsFile() async throws {
-        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret", "watcher": "w"])
+        let broker = try await MosquittoBroker(users: ["garage-pi": "s3cret", "watcher": "w"])
         let daemon = try DaemonHarness(configuration: "")
         try "s3cret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
         chmod(daemon.directory + "/mqtt-password", 0o600)
@@ -308,7 +308,7 @@ struct MQTTCredentialsTests {
         defer { try? FileManager.default.removeItem(atPath: acl) }
         // The node may use its own topics, not Home Assistant's discovery ones.
         try "user garage-pi\ntopic readwrite switchboard/garage-pi/#\ntopic read zigbee2mqtt/#\n".write(toFile: acl, atomically: true, encoding: .utf8)
-        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"], aclFile: acl)
+        let broker = try await MosquittoBroker(users: ["garage-pi": "s3cret"], aclFile: acl)
         let daemon = try DaemonHarness(configuration: "")
         try "s3cret\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
         chmod(daemon.directory + "/mqtt-password", 0o600)
@@ -329,7 +329,7 @@ struct MQTTCredentialsTests {
     }
 
     @Test func wrongPasswordIsReportedWithWhatToCheck() async throws {
-        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"])
+        let broker = try await MosquittoBroker(users: ["garage-pi": "s3cret"])
         let daemon = try DaemonHarness(configuration: "")
         try "guess\n".write(toFile: daemon.directory + "/mqtt-password", atomically: true, encoding: .utf8)
         chmod(daemon.directory + "/mqtt-password", 0o600)
@@ -340,7 +340,7 @@ struct MQTTCredentialsTests {
     }
 
     @Test func unreadablePasswordFileStopsTheStart() async throws {
-        let broker = try MosquittoBroker(users: ["garage-pi": "s3cret"])
+        let broker = try await MosquittoBroker(users: ["garage-pi": "s3cret"])
         let daemon = try DaemonHarness(configuration: "")
         try daemon.writeConfiguration(configuration(port: broker.port, passwordFile: daemon.directory + "/missing"))
         await #expect(throws: HarnessError.self) { try await daemon.start(timeout: .seconds(5)) }
@@ -351,7 +351,7 @@ struct MQTTCredentialsTests {
 @Suite(.timeLimit(.minutes(1)))
 struct MQTTTLSTests {
     @Test func connectsOverTLSCheckingTheBrokersCertificate() async throws {
-        let broker = try MosquittoBroker(tls: true)
+        let broker = try await MosquittoBroker(tls: true)
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(
             of: #""port": 1883,"#, with: #""port": \#(broker.port), "tls": { "caFile": "\#(broker.caFile)" },"#
         ))
@@ -372,7 +372,7 @@ struct MQTTTLSTests {
     /// with mqtt.tls.certificateFile and keyFile; without them the handshake fails, and the log says
     /// what to check.
     @Test func aClientCertificateLogsTheNodeInWhereTheBrokerRequiresOne() async throws {
-        let broker = try MosquittoBroker(tls: true, clientCertificates: true)
+        let broker = try await MosquittoBroker(tls: true, clientCertificates: true)
         let withCertificate = try daemon(broker, caFile: broker.caFile, certificate: (broker.clientCertificateFile, broker.clientKeyFile))
         try await withCertificate.start()
         #expect(await withCertificate.waitUntil { withCertificate.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") }, "\(withCertificate.log)")
@@ -389,7 +389,7 @@ struct MQTTTLSTests {
     }
 
     @Test func aCommandOverTLSPerforms() async throws {
-        let broker = try MosquittoBroker(tls: true)
+        let broker = try await MosquittoBroker(tls: true)
         let daemon = try daemon(broker, caFile: broker.caFile)
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as switchboard/garage-pi") })
@@ -402,7 +402,7 @@ struct MQTTTLSTests {
     /// ports and a temporary folder): the node logs in over TLS and Home Assistant commands it.
     @Test func theShippedBrokerConfigurationServesTheNodeOverTLS() async throws {
         let deploy = RepositoryFiles.path("deploy/mosquitto")
-        let broker = try MosquittoBroker(shippedConfiguration: deploy + "/switchboard.conf", aclFile: deploy + "/switchboard.acl",
+        let broker = try await MosquittoBroker(shippedConfiguration: deploy + "/switchboard.conf", aclFile: deploy + "/switchboard.acl",
                                          users: ["garage-pi": "node-secret", "homeassistant": "ha-secret"])
         let tlsPort = try #require(broker.tlsPort)
         let daemon = try DaemonHarness(configuration: "")
@@ -433,7 +433,7 @@ struct MQTTTLSTests {
     }
 
     @Test func aBrokerCertificateFromAnotherCAIsRefusedWithAnActionableError() async throws {
-        let broker = try MosquittoBroker(tls: true)
+        let broker = try await MosquittoBroker(tls: true)
         let other = NSTemporaryDirectory() + "switchboard-other-ca-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: other) }

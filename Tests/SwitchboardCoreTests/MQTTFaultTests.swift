@@ -23,7 +23,7 @@ struct MQTTFaultTests {
     }
 
     @Test func brokerRestartDuringAQoS1CommandStreamLosesNothing() async throws {
-        let broker = try MosquittoBroker(persistence: true)
+        let broker = try await MosquittoBroker(persistence: true)
         // The commander keeps its session too: its results are queued for it while it is away.
         let commander = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/#", id: "fault-commander", cleanSession: false)
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
@@ -40,9 +40,9 @@ struct MQTTFaultTests {
             commander.publish("\(Self.base)/controls/\(id)/set", #"{"value": \#(value), "transaction": \#(index)}"#)
             last[id] = value
             if index % 20 == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            if index == 150 { broker.stop() }
+            if index == 150 { await broker.stop() }
             if index == 250 {
-                try broker.start()
+                try await broker.start()
                 restarted = .now
             }
         }
@@ -78,7 +78,7 @@ struct MQTTFaultTests {
     /// command sent while the node is down waits there and is performed when it returns.
     @Test(arguments: ["3.1.1", "5"])
     func aCommandSentWhileTheNodeIsDownIsPerformedWhenItReturns(protocol version: String) async throws {
-        let broker = try MosquittoBroker(persistence: true)
+        let broker = try await MosquittoBroker(persistence: true)
         var commander = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port).replacingOccurrences(of: #""keepalive": 60,"#, with: #""keepalive": 60, "protocol": "\#(version)","#))
         try await daemon.start()
@@ -87,8 +87,8 @@ struct MQTTFaultTests {
         // restarts) as well.
         for (round, value) in [(1, "ON"), (2, "OFF")] {
             if round == 2 {
-                broker.stop()
-                try broker.start()
+                await broker.stop()
+                try await broker.start()
                 commander = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
                 #expect(await daemon.waitUntil { daemon.log.components(separatedBy: "mqtt: connected to").count == 4 }, "reconnected: \(daemon.log)")
             }
@@ -103,7 +103,7 @@ struct MQTTFaultTests {
     }
 
     @Test func sigkillDuringAThousandTogglesRestoresTheLastPublishedState() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/#")
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port))
         try await daemon.start()

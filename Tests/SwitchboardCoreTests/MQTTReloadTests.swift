@@ -14,7 +14,7 @@ struct MQTTReloadTests {
 
 
     @Test func reloadWithUnchangedBrokerSettingsKeepsTheConnection() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let sample = MQTTEndToEndTests().configuration(port: broker.port)
         let daemon = try DaemonHarness(configuration: sample)
         try await daemon.start()
@@ -33,7 +33,7 @@ struct MQTTReloadTests {
     }
 
     @Test func reloadWithChangedBrokerSettingsReconnects() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let sample = MQTTEndToEndTests().configuration(port: broker.port)
         let daemon = try DaemonHarness(configuration: sample)
         try await daemon.start()

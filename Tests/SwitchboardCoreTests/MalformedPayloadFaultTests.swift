@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct MalformedPayloadFaultTests {
     @Test func tenThousandBadPayloadsChangeNoOutputAndTheDaemonKeepsAnswering() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: DaemonEndToEndTests.sample.replacingOccurrences(of: #""port": 1883"#, with: #""port": \#(broker.port)"#))
         try await daemon.start()
         #expect(await daemon.cli(["on", "fan"]).status == 0)

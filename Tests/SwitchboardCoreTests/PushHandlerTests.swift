@@ -21,7 +21,7 @@ struct PushHandlerTests {
     /// removes the second. Their handler writes the tokens it is told beside the file.
     func checkPushes(program: String, extensions: String = "") async throws {
         let kind = "test.pushed", title = "Pushed"
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: #"""
             { "node": "garden", "mqtt": { "host": "127.0.0.1", "port": \#(broker.port), "discovery": false },
               "placements": [ { "id": "front", "control": "\#(kind)" }, { "id": "back", "control": "\#(kind)" } ]\#(extensions) }

@@ -46,7 +46,7 @@ struct RecipesTests {
     }
 
     @Test func theRelayBoardOfThePageDoesWhatThePageSays() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (_, answering) = try await tasmotaPlug(broker.port)
         defer { answering.cancel() }
         let homeAssistant = try await MQTTObserver(port: broker.port, filter: "homeassistant/#")

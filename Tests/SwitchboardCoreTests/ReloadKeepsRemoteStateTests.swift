@@ -25,7 +25,7 @@ struct ReloadKeepsRemoteStateTests {
     }
 
     @Test func aReloadThatChangesNothingKeepsTheLastStateAndOneThatChangesTheDeviceForgetsIt() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let zigbee = try await MQTTObserver(port: broker.port, filter: "zigbee2mqtt/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()

@@ -16,7 +16,7 @@ struct ReloadStormTests {
     }
 
     @Test func aThousandSIGHUPsWithConcurrentAppliesNeitherCrashNorLeak() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port, title: "Fan 0"))
         try await daemon.start()
         let pid = try #require(daemon.pid)
@@ -87,7 +87,7 @@ struct ReloadStormTests {
     }
 
     @Test func sigtermDuringAStormStopsCleanly() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port, title: "Fan 0"))
         try await daemon.start()
         let pid = try #require(daemon.pid)

@@ -16,7 +16,7 @@ struct RetainedTopicsTests {
     }
 
     @Test func anotherClientsWritesAreUndoneAndNamed() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let rogue = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/#")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()
@@ -46,7 +46,7 @@ struct RetainedTopicsTests {
     }
 
     @Test func whatAnEarlierRunLeftIsSetRightSilently() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let earlier = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/#")
         earlier.publish("\(Self.base)/status", "offline", retain: true)
         earlier.publish("\(Self.base)/controls/removed-while-down", #"{"value":false}"#, retain: true)
@@ -62,7 +62,7 @@ struct RetainedTopicsTests {
 
     @Test(arguments: [SIGKILL, SIGTERM])
     func theWillOfTheRunBeforeIsSetRightSilently(_ stop: Int32) async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/status")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()

@@ -44,7 +44,7 @@ struct RoutineLogTests {
     }
 
     @Test func aBusyNodeLogsAFewLinesAMinuteAndEveryWarning() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/garage-pi/controls/porch/result")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()

@@ -27,7 +27,7 @@ struct SceneTests {
     }
 
     @Test func aSceneSetsEveryDeviceAndIsHeldOnTheActionButton() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let bulb = try await StandInDevice(port: broker.port, stateTopic: "zigbee2mqtt/kitchen_light")
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))

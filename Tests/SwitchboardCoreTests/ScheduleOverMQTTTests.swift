@@ -16,7 +16,7 @@ struct ScheduleOverMQTTTests {
     }
 
     @Test func homeAssistantSeesASchedulePausesAndResumesItAndIsRefusedWhileLocked() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "#")
         let configuration = ScheduleDaemonTests.configuration(at: "03:00")
             .replacingOccurrences(of: #""node": "house","#, with: #""node": "house", "mqtt": { "host": "127.0.0.1", "port": \#(broker.port) },"#)

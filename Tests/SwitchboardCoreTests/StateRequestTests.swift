@@ -39,7 +39,7 @@ struct StateRequestTests {
     }
 
     @Test func theControlIsCurrentAtStartAndAfterAReconnect() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (plug, answering) = try await plug(broker.port)
         defer { answering.cancel() }
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: true))
@@ -53,7 +53,7 @@ struct StateRequestTests {
 
         broker.kill()
         #expect(await daemon.waitUntil { daemon.log.contains("mqtt: disconnected") })
-        try broker.start()
+        try await broker.start()
         #expect(await daemon.waitUntil(timeout: .seconds(20)) { daemon.log.components(separatedBy: "mqtt: connected").count - 1 == 2 })
         #expect(await plug.received(asked + 1, on: "cmnd/plug1/POWER", timeout: .seconds(20)).count == asked + 1, "asked again after the reconnect")
     }
@@ -71,7 +71,7 @@ struct StateRequestTests {
     }
 
     @Test func aDeviceThatSubscribesAfterTheNodeAskedIsAskedAgain() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let witness = try await MQTTObserver(port: broker.port, filter: "cmnd/plug1/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: true))
         try await daemon.start()
@@ -90,7 +90,7 @@ struct StateRequestTests {
     }
 
     @Test func withoutAStateRequestThePlugStaysStale() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (plug, answering) = try await plug(broker.port)
         defer { answering.cancel() }
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port, request: false))

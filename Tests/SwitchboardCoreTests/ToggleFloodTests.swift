@@ -12,7 +12,7 @@ struct ToggleFloodTests {
     static let base = MQTTEndToEndTests.base
 
     @Test func aThousandAndOneTogglesEndOnAndEachIsAnswered() async throws {
-        let broker = try MosquittoBroker(maxQueuedMessages: 100_000)
+        let broker = try await MosquittoBroker(maxQueuedMessages: 100_000)
         let results = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/controls/porch/result")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         try await daemon.start()

@@ -37,7 +37,7 @@ struct UnreadableStateTests {
     /// The start from an unreadable state is a problem on the node's MQTT diagnostics, which Home
     /// Assistant shows as its "Problems" binary sensor (on, with the problem as an attribute).
     @Test func anUnreadableStateIsAProblemOnTheMQTTDiagnostics() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/garage-pi/diagnostics")
         let daemon = try DaemonHarness(configuration: MQTTEndToEndTests().configuration(port: broker.port))
         let state = daemon.stateDirectory + "/state.json"

@@ -16,7 +16,7 @@ struct WallButtonHomeAssistantTests {
     }
 
     @Test func aPushButtonIsAnEventEntityAndThreeDeviceTriggers() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "\(Self.base)/buttons/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()

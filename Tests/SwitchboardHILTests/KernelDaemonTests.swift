@@ -54,7 +54,7 @@ struct KernelDaemonTests {
 
     @Test func cliMQTTAndTheActionButtonDriveTheLines() async throws {
         let chip = try KernelSimulatedChip(label: "sb-daemon", lineCount: 8, lineNames: [4: "fan"])
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: Self.configuration(chip: "sb-daemon", mqttPort: broker.port), simulatedGPIO: false)
         try await daemon.start(timeout: .seconds(60))

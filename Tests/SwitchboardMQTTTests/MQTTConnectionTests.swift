@@ -15,7 +15,7 @@ struct MQTTConnectionTests {
     }
 
     @Test func publishesAndReceivesWithWildcardsAndRetain() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let a = try client(broker, id: "a"), b = try client(broker, id: "b")
         var events = a.events.makeAsyncIterator()
         a.subscribe("home/porch/state", qos: 1)
@@ -43,7 +43,7 @@ struct MQTTConnectionTests {
     /// The reconnect delay is waited on the configured clock: with the broker back, nothing
     /// connects until the clock has moved the whole delay.
     @Test func reconnectsWhenItsClockHasMovedTheBackoffDelay() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let clock = ManualClock()
         var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "timed", keepalive: 10)
         configuration.reconnect = Backoff(initial: .seconds(10), maximum: .seconds(10), jitter: 0)
@@ -55,7 +55,7 @@ struct MQTTConnectionTests {
         broker.kill()
         guard case .disconnected(_, let retryIn)? = await events.next() else { Issue.record("expected a disconnect"); return }
         #expect(retryIn == .seconds(10))
-        try broker.start()
+        try await broker.start()
         while clock.sleeperCount == 0 { await Task.yield() }
         #expect(clock.pendingDeadlines == [clock.now.advanced(by: .seconds(10))])
         clock.advance(by: .seconds(9))
@@ -69,7 +69,7 @@ struct MQTTConnectionTests {
     /// passes on to `messages` those it declines; the 500th is handed to it through as few frames
     /// as the first (a handler kept as `Locked<MessageHandler?>` gained a thunk per message).
     @Test func aMessageHandlerTakesMessagesInOrderAndPassesOnWhatItDeclines() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let a = try client(broker, id: "a")
         let taken = Locked<[(text: String, depth: Int)]>([])
         a.setMessageHandler { message in
@@ -94,7 +94,7 @@ struct MQTTConnectionTests {
     /// Publishes from several threads at once while the connection's thread reads (and holds the
     /// connection): each publisher's messages all go out, in its order, none left in the outbox.
     @Test func publishesFromManyThreadsWhileReadingAllGoOutInOrder() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let a = try client(broker, id: "a")
         var events = a.events.makeAsyncIterator()
         a.subscribe("load/+", qos: 1)
@@ -117,7 +117,7 @@ struct MQTTConnectionTests {
     }
 
     @Test func reconnectsAfterTheBrokerRestartsAndRenewsSubscriptions() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let listener = try client(broker, id: "listener")
         listener.subscribe("commands/#")
         var events = listener.events.makeAsyncIterator()
@@ -127,7 +127,7 @@ struct MQTTConnectionTests {
         broker.kill()
         guard case .disconnected(_, let retryIn)? = await events.next() else { Issue.record("expected a disconnect"); return }
         #expect(retryIn >= .milliseconds(75) && retryIn <= .milliseconds(100))
-        try broker.start()
+        try await broker.start()
         while let event = await events.next(), event != .connected {}
 
         var messages = listener.messages.makeAsyncIterator()
@@ -137,8 +137,8 @@ struct MQTTConnectionTests {
     }
 
     @Test func unreachableBrokerIsRetriedWithGrowingDelays() async throws {
-        let broker = try MosquittoBroker()
-        broker.stop()
+        let broker = try await MosquittoBroker()
+        await broker.stop()
         let lonely = try client(broker, id: "lonely")
         var events = lonely.events.makeAsyncIterator()
         lonely.start()
@@ -148,14 +148,14 @@ struct MQTTConnectionTests {
         }
         #expect(delays.count == 3)
         #expect(delays[0] <= .milliseconds(100) && delays[1] > .milliseconds(100) && delays[2] > .milliseconds(200))
-        try broker.start()
+        try await broker.start()
         while let event = await events.next(), event != .connected {}
         #expect(lonely.connected)
         lonely.stop()
     }
 
     @Test func brokerPublishesTheWillWhenTheConnectionDies() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try client(broker, id: "watcher")
         watcher.subscribe("node/status")
         var watcherEvents = watcher.events.makeAsyncIterator()
@@ -176,7 +176,7 @@ struct MQTTConnectionTests {
 @Suite(.timeLimit(.minutes(1)))
 struct MQTTProtocolVersionTests {
     @Test func connectsWithMQTT5() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         var configuration = MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "v5", keepalive: 10)
         configuration.protocolV5 = true
         let client = try MQTTConnection(configuration)

@@ -28,7 +28,7 @@ struct ShippedACLTests {
     }
 
     @Test func homeAssistantCommandsControlsButOnlyTheAdminLocks() async throws {
-        let broker = try MosquittoBroker(users: Self.users, aclFile: Self.aclFile)
+        let broker = try await MosquittoBroker(users: Self.users, aclFile: Self.aclFile)
         let node = try await client(broker, user: "garage-pi", filter: "switchboard/garage-pi/#")
         var messages = node.messages.makeAsyncIterator()
 
@@ -45,7 +45,7 @@ struct ShippedACLTests {
     }
 
     @Test func aNodeWritesOnlyUnderItsOwnBase() async throws {
-        let broker = try MosquittoBroker(users: Self.users, aclFile: Self.aclFile)
+        let broker = try await MosquittoBroker(users: Self.users, aclFile: Self.aclFile)
         let homeAssistant = try await client(broker, user: "homeassistant", filter: "switchboard/#")
         var messages = homeAssistant.messages.makeAsyncIterator()
 
@@ -117,14 +117,14 @@ struct ShippedACLMatrixTests {
 
     /// A broker running the shipped ACL plus an `observer` that may read and write everything,
     /// which the test uses to see what got through.
-    func broker() throws -> MosquittoBroker {
+    func broker() async throws -> MosquittoBroker {
         let acl = try String(contentsOfFile: ShippedACLTests.aclFile, encoding: .utf8) + "\nuser observer\ntopic readwrite #\n"
         let path = NSTemporaryDirectory() + "switchboard-acl-" + UUID().uuidString.prefix(8)
         try acl.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var users = Dictionary(uniqueKeysWithValues: Self.roles.map { ($0, Self.password($0)) })
         users["observer"] = Self.password("observer")
-        return try MosquittoBroker(users: users, aclFile: path)
+        return try await MosquittoBroker(users: users, aclFile: path)
     }
 
     /// A connected client logged in as `user`, subscribed to `filters` and to its own sentinel
@@ -174,7 +174,7 @@ struct ShippedACLMatrixTests {
     }
 
     @Test func eachRoleWritesExactlyItsTopics() async throws {
-        let broker = try broker()
+        let broker = try await broker()
         let (observer, iterator) = try await client(broker, user: "observer", filters: ["#"])
         var messages = iterator
         await publishAll(broker, Self.roles.flatMap { role in Self.topics.map { (role, $0.topic, "\(role) \($0.name)") } })
@@ -188,7 +188,7 @@ struct ShippedACLMatrixTests {
     }
 
     @Test func eachRoleReadsExactlyItsTopics() async throws {
-        let broker = try broker()
+        let broker = try await broker()
         for role in Self.roles {
             let (connection, iterator) = try await client(broker, user: role, filters: Self.topics.map(\.topic))
             var messages = iterator
