@@ -51,10 +51,10 @@ public final class ChildProcess: @unchecked Sendable {
         return wait()
     }
 
-    /// Waits for the process to end on a dispatch thread; returns its exit status.
+    /// Waits for the process to end on a thread of its own; returns its exit status.
     @discardableResult
     public func exit() async -> Int32 {
-        await offCooperativePool { self.wait() }
+        await onThread { self.wait() }
     }
 
     /// Waits for the process to end, blocking the calling thread; returns its exit status.
@@ -72,10 +72,10 @@ public final class ChildProcess: @unchecked Sendable {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
-    /// Runs a program to its end, waiting on a dispatch thread, and returns its exit status and
+    /// Runs a program to its end, waiting on a thread of its own, and returns its exit status and
     /// output.
     public static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async -> (status: Int32, stdout: String, stderr: String) {
-        await offCooperativePool { runBlocking(path, arguments, input: input, environment: environment) }
+        await onThread { runBlocking(path, arguments, input: input, environment: environment) }
     }
 
     /// Runs a program to its end on the calling thread, for setup that cannot await (a broker's

@@ -103,7 +103,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         configuration += "\npersistence false\n" + (geteuid() == 0 ? "user root\n" : "")
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try await start()
-        _ = try await onThread { Self.waitUntilAccepting(port: tlsPort) }
+        _ = await onThread { Self.waitUntilAccepting(port: tlsPort) }
     }
 
     /// The TLS listener's port, for a broker started from the shipped configuration.
@@ -133,7 +133,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func start() async throws {
         process = try ChildProcess(Self.executable, ["-c", directory + "/mosquitto.conf"], logPath: directory + "/mosquitto.log")
         let port = self.port
-        if try await onThread({ Self.waitUntilAccepting(port: port) }) { return }
+        if await onThread({ Self.waitUntilAccepting(port: port) }) { return }
         let log = (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
         throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)\(process?.isRunning == false ? " (it exited)" : ""); its log:\n\(log)")
     }
@@ -148,7 +148,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func stop() async {
         let process = self.process
         self.process = nil
-        _ = try? await onThread { process?.stop(signal: SIGTERM, grace: .seconds(5)) }
+        _ = await onThread { process?.stop(signal: SIGTERM, grace: .seconds(5)) }
     }
 
     /// Runs `mosquitto_pub` with these arguments against the broker.

@@ -62,7 +62,7 @@ struct HomeKitBridgeTests {
     /// Runs one step of the aiohomekit script; its JSON line.
     static func step(_ arguments: [String]) async throws -> [String: Any] {
         let python = try #require(python)
-        let result = try await onThread { ChildProcess.runBlocking(python, [script] + arguments) }
+        let result = await onThread { ChildProcess.runBlocking(python, [script] + arguments) }
         #expect(result.status == 0, "aiohomekit-daemon.py \(arguments.first ?? ""): \(result.stderr)")
         let line = try #require(result.stdout.split(separator: "\n").last, "aiohomekit-daemon.py printed nothing: \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -30,7 +30,7 @@ struct ReloadStormTests {
         // As fast as the daemon takes them: the kernel keeps one pending SIGHUP, so each is sent
         // after a short pause, lest a thousand collapse into a handful.
         let storm = Task {
-            _ = try? await onThread {
+            _ = await onThread {
                 for _ in 0..<1000 {
                     kill(pid, SIGHUP)
                     usleep(1000)

@@ -56,7 +56,7 @@ struct HAPHandshakeTests: LoopbackHAPServer {
             // An attacker's idle socket is open all along; a controller pairs regardless.
             let idle = try RawClient(port: port)
             defer { withExtendedLifetime(idle) {} }
-            let paired = try await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            let paired = await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
             #expect(paired.status == 0, "pair: \(paired.stderr)")
             async let watched = onThread { ChildProcess.runBlocking(python, [script, "watch", folder + "/pairing.json", "3", "9", folder + "/subscribed", "10"]) }
             let deadline = ContinuousClock.now + .seconds(30)
@@ -66,7 +66,7 @@ struct HAPHandshakeTests: LoopbackHAPServer {
             // Well past the handshake timeout, the verified session still gets its event.
             try await Task.sleep(for: .seconds(4))
             bridge.set(TestBridge.outletOn, .bool(true))
-            return try await watched
+            return await watched
         }
         #expect(result.status == 0, "watch: \(result.stderr)")
         let line = try #require(result.stdout.split(separator: "\n").last, "printed nothing: \(result.stderr)")

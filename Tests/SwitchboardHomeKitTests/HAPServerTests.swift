@@ -31,7 +31,7 @@ struct HAPServerTests: LoopbackHAPServer {
                 try await Task.sleep(for: .milliseconds(20))
             }
             bridge.set(TestBridge.outletOn, .bool(true))
-            return try await run
+            return await run
         }
         #expect(result.status == 0, "aiohomekit-session.py: \(result.stderr)")
         let line = try #require(result.stdout.split(separator: "\n").last, "aiohomekit-session.py printed nothing: \(result.stderr)")
@@ -72,7 +72,7 @@ struct HAPServerTests: LoopbackHAPServer {
         bridge.holdWrites()
         defer { bridge.releaseWrites() }
         let result = try await serving {
-            let paired = try await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            let paired = await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
             #expect(paired.status == 0, "pair: \(paired.stderr)")
             async let run = onThread { ChildProcess.runBlocking(python, [script, "concurrent", folder + "/pairing.json", "2", "9", "3", "9", folder]) }
             // Once the switch's write waits for its device, the outlet changes on the accessory's
@@ -83,7 +83,7 @@ struct HAPServerTests: LoopbackHAPServer {
             Thread.detachNewThread { bridge.set(TestBridge.outletOn, .bool(true)) }
             while !FileManager.default.fileExists(atPath: folder + "/seen"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             bridge.releaseWrites()
-            return try await run
+            return await run
         }
         #expect(result.status == 0, "aiohomekit-daemon.py concurrent: \(result.stderr)")
         let line = try #require(result.stdout.split(separator: "\n").last, "printed nothing: \(result.stderr)")
