@@ -55,6 +55,8 @@ struct ReloadStormTests {
             }
             return failures
         }
+        // The signals alone reload, before any apply could share a reload with them.
+        #expect(await daemon.waitUntil { Self.reloads(in: daemon.log) > reloadsBefore }, "no reload from the SIGHUPs")
         for round in 1...5 {
             try daemon.writeConfiguration(Self.configuration(port: broker.port, title: "Fan \(round)"))
             let applied = await daemon.cli(["apply"])
@@ -77,7 +79,10 @@ struct ReloadStormTests {
         let after = Self.usage(of: pid)
         let reloads = Self.reloads(in: daemon.log) - reloadsBefore
         print("storm: \(reloads) reloads; descriptors \(before.descriptors) → \(after.descriptors), RSS \(before.residentKiB) → \(after.residentKiB) KiB")
-        #expect(reloads >= 110, "the storm reloaded \(reloads) times")
+        // Each of the 106 applies waited for a reload that began after it asked; SIGHUPs and
+        // applies that arrive together share one (on a loaded machine the five applies can cover
+        // the whole storm), so the signals' own are at least the one seen above.
+        #expect(reloads >= 107, "the storm reloaded \(reloads) times")
         #expect(after.descriptors <= before.descriptors + 2, "descriptors before \(before.descriptors), after \(after.descriptors)")
         // Under a sanitizer freed memory sits in quarantine: resident memory says nothing there.
         #expect(Sanitizers.active || after.residentKiB <= before.residentKiB + 4 * 1024, "RSS before \(before.residentKiB) KiB, after \(after.residentKiB) KiB")
