@@ -72,8 +72,10 @@ struct ExtensionHostingTests {
         let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/#")
         let daemon = try DaemonHarness(configuration: configuration(port: broker.port))
         try await daemon.start()
-        #expect(daemon.log.contains("extension faulty: running (pid "))
-        #expect(await values(daemon)["swift-porch"] == "off")
+        // Its 2 s to list its controls can pass on a loaded machine (a sanitizer's whole suite
+        // once took longer): the daemon then kills it and starts it again after 1 s.
+        #expect(await daemon.waitUntil(timeout: .seconds(30)) { daemon.log.contains("extension faulty: running (pid ") }, "\(daemon.log)")
+        #expect(await daemon.waitUntil(timeout: .seconds(10)) { await values(daemon)["swift-porch"] == "off" })
 
         let on = await daemon.cli(["on", "swift-porch"])
         #expect(on.status == 0, "\(on.stderr)")
