@@ -204,7 +204,8 @@ struct ExtensionSandboxTests {
         #expect(await output(daemon, "porch") == "on")
         // Each child it left running (it ends a few once at its limit, to live on) is in its group.
         let left = bomb.dropFirst(3).first.flatMap { Int($0) } ?? -1
-        #expect(left > 0 && Self.members(of: group).count > left, "the bomb's \(left) children are in the extension's group: \(Self.members(of: group).count) members; \(daemon.log)")
+        let members = Self.members(of: group).count
+        #expect(left > 0 && members > left, "the bomb's \(left) children are in the extension's group: \(members) members; \(daemon.log)")
         // SIGTERM stops it, and takes the extension's whole group with it.
         let stopping = ContinuousClock.now
         #expect(await daemon.signal(SIGTERM) == 0, "\(daemon.log)")
