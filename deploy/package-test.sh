@@ -97,6 +97,15 @@ for deb in "${debs[@]}"; do
     else
         pass "$name switchboardd has the Swift runtime linked in (needs: $(readelf -d "$run/x-$name/usr/bin/switchboardd" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' '))"
     fi
+    # The daemon and the CLI import FoundationEssentials only: ICU's data (about 30 MB a program)
+    # is in neither. A source file of theirs that imports all of Foundation brings it back.
+    for program in switchboardd switchboard; do
+        if grep -qa 'icudt[0-9]*l' "$run/x-$name/usr/bin/$program"; then
+            fail "$name $program carries ICU's data: a source file of it imports Foundation, not FoundationEssentials"
+        else
+            pass "$name $program carries no ICU data ($(($(stat -c %s "$run/x-$name/usr/bin/$program") / 1048576)) MiB)"
+        fi
+    done
     # What the programs ask of the C and C++ libraries: no symbol version newer than the release has
     # (Debian 12: glibc 2.36, libstdc++ of GCC 12, GLIBCXX_3.4.30; Debian 13: glibc 2.41, GCC 14).
     case $name in *+deb12_*) glibc_max=2.36 glibcxx_max=3.4.30 ;; *) glibc_max=2.41 glibcxx_max=3.4.33 ;; esac

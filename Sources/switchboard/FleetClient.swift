@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ControlKitCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SwitchboardCore
 import SwitchboardMQTT
 import SwitchboardSupport
@@ -116,7 +123,7 @@ final class FleetClient: Sendable {
         Task {
             for await event in events {
                 if case .disconnected(let reason, let retryIn) = event {
-                    FileHandle.standardError.write(Data("switchboard: lost the broker at \(broker.host):\(broker.port) (\(reason)); retrying in \(retryIn)\n".utf8))
+                    writeLine("switchboard: lost the broker at \(broker.host):\(broker.port) (\(reason)); retrying in \(retryIn)", to: STDERR_FILENO)
                 }
             }
         }

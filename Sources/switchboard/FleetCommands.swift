@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ControlKitCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SwitchboardSupport
 import SwitchboardCore
 
@@ -25,7 +32,7 @@ func runFleet(_ broker: FleetBroker) async -> Never {
             let color = color
             try await client.follow { nodes in
                 let drawing = json ? ((try? FleetDrawing.json(nodes, pretty: false)) ?? "[]") : (clear ? "\u{1B}[H\u{1B}[2J" : "") + FleetDrawing.text(nodes, color: color) + "\n"
-                FileHandle.standardOutput.write(Data((drawing + "\n").utf8))
+                writeLine(drawing, to: STDOUT_FILENO)
             }
         case "on", "off", "toggle", "press":
             let target = argument("a control as node/id (shed-pi/porch)")
@@ -44,7 +51,7 @@ func runFleet(_ broker: FleetBroker) async -> Never {
             fail("with --broker: center, on, off, toggle, press (node/id); \(command) talks to one daemon's socket\n\n\(usage)", .usage)
         }
     } catch let error as FleetError {
-        FileHandle.standardError.write(Data(("switchboard: " + error.description + "\n").utf8))
+        writeLine("switchboard: " + error.description, to: STDERR_FILENO)
         exit(error.exit)
     } catch {
         fail(String(describing: error), .refused)

@@ -1,7 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ControlKitCore
 import SwitchboardCore
 import SwitchboardHomeKit
@@ -54,7 +58,7 @@ enum Exit: Int32 {
 }
 
 func fail(_ message: String, _ code: Exit) -> Never {
-    FileHandle.standardError.write(Data(("switchboard: " + message + "\n").utf8))
+    writeLine("switchboard: " + message, to: STDERR_FILENO)
     exit(code.rawValue)
 }
 
@@ -371,8 +375,8 @@ case "button":
     let id = argument("a button's id")
     finishArguments()
     do {
-        let escaped = id.replacingOccurrences(of: "\"", with: "")
-        let reply = try client.send(line: #"{"op":"button","id":"\#(escaped)","hold":"\#(hold.replacingOccurrences(of: "\"", with: ""))","double":\#(double)}"#)
+        let escaped = id.replacing("\"", with: "")
+        let reply = try client.send(line: #"{"op":"button","id":"\#(escaped)","hold":"\#(hold.replacing("\"", with: ""))","double":\#(double)}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
         let announcements = reply.announcements ?? []
         for announcement in announcements { print(announcement) }
@@ -387,7 +391,7 @@ case "input":
     guard state == "active" || state == "inactive" else { fail("input \(id) \(state): say active or inactive\n\n\(usage)", .usage) }
     finishArguments()
     do {
-        let reply = try client.send(line: #"{"op":"input","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","active":\#(state == "active")}"#)
+        let reply = try client.send(line: #"{"op":"input","id":"\#(id.replacing("\"", with: ""))","active":\#(state == "active")}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
     } catch {
         fail(String(describing: error), .unreachable)
@@ -398,7 +402,7 @@ case "schedule", "automation":
     let id = argument(command == "schedule" ? "a schedule's id" : "an automation's id")
     finishArguments()
     do {
-        let reply = try client.send(line: #"{"op":"\#(command)","id":"\#(id.replacingOccurrences(of: "\"", with: ""))","pause":\#(verb == "pause")}"#)
+        let reply = try client.send(line: #"{"op":"\#(command)","id":"\#(id.replacing("\"", with: ""))","pause":\#(verb == "pause")}"#)
         if !reply.ok { fail(reply.error?.message ?? "refused", .refused) }
         for line in (command == "schedule" ? reply.schedules : reply.automations) ?? [] { print("\(command) \(line)") }
     } catch {
@@ -438,7 +442,7 @@ case "check":
             print("\(path): \(location)")
             if let warning = location.warning {
                 warnings += 1
-                FileHandle.standardError.write(Data("switchboard: warning: \(path): \(warning)\n".utf8))
+                writeLine("switchboard: warning: \(path): \(warning)", to: STDERR_FILENO)
             }
         }.map { ConfigurationProblem($0.path, "\($0.message) (add --simulate to check against simulated chips)") }
         // The daemon reads these at start and stops if it cannot: say so now. The secrets are
@@ -466,7 +470,7 @@ case "check":
         for kind in Set(unverified).sorted() {
             warnings += 1
             let names = configuration.extensions.map(\.id).joined(separator: ", ")
-            FileHandle.standardError.write(Data("switchboard: warning: \"\(kind)\" is placed but not declared in the file: it must be a control of an extension (\(names)); switchboardd checks that when they list their controls (run check while it runs to have it asked)\n".utf8))
+            writeLine("switchboard: warning: \"\(kind)\" is placed but not declared in the file: it must be a control of an extension (\(names)); switchboardd checks that when they list their controls (run check while it runs to have it asked)", to: STDERR_FILENO)
         }
         print("\(file): valid: node \(configuration.node), \(configuration.devices.count) devices, \(configuration.controls.count) controls, \(configuration.placements.count) placements\(simulate ? " (simulated chips)" : "")\(warnings > 0 ? "; \(warnings) warning\(warnings == 1 ? "" : "s") above" : "")")
     } catch {
