@@ -269,7 +269,9 @@ Description: controls for GPIO lines and MQTT topics on Raspberry Pi-class board
 CONTROL
     (cd "$tree" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum >DEBIAN/md5sums)
     chmod 644 "$tree/DEBIAN/md5sums"
-    dpkg-deb --root-owner-group -Zxz --build "$tree" "$out/switchboard_${deb_version}_$arch.deb" >/dev/null
+    # xz at its fastest level: 6 (dpkg-deb's default) takes about 40 s a package for a tenth less
+    # size, and these packages are copied to a board, not served from an archive.
+    dpkg-deb --root-owner-group -Zxz -z1 --build "$tree" "$out/switchboard_${deb_version}_$arch.deb" >/dev/null
     rm -rf "$(dirname "$tree")"
     echo "$out/switchboard_${deb_version}_$arch.deb"
 }
