@@ -5,9 +5,12 @@
 # with the crashing input saved under .build-fuzz/crashes when any input crashes a parser.
 #
 #   deploy/fuzz.sh [SECONDS]      # default 60 (FUZZ_SECONDS)
+#   deploy/fuzz.sh --build-only   # only build the fuzzer (deploy/lib/prebuild.sh)
 #   $(swift build --show-bin-path)/switchboard-fuzz FILE...   # replay inputs without the fuzzer
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
+[[ ${1:-} != --build-only ]] || { build_only=1; shift; }
 seconds=${1:-${FUZZ_SECONDS:-60}}
 source deploy/lib/packages.sh
 ensure_packages "$(libstdcxx_dev_package)"
@@ -20,6 +23,7 @@ linker=(-Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 swift build --product switchboard-fuzz --scratch-path .build-fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSWITCHBOARD_FUZZING "${linker[@]}"
 fuzzer=$(swift build --scratch-path .build-fuzz --show-bin-path)/switchboard-fuzz
+((build_only == 0)) || exit 0
 
 # Seeds: the first byte picks the parser (0 devices.json, 1 command, 2 and 3 device state, 4 socket
 # line, 5 HomeKit's TLV8, 6 pair-setup and 7 pair-verify requests, each a 2-byte little-endian length

@@ -4,15 +4,19 @@
 # are built with the sanitizer, in their own build folders (.build-address, .build-thread).
 # A sanitizer report stops the process that made it, which fails the test.
 #
-#   deploy/sanitizers.sh [address|thread]...    # default: both
+#   deploy/sanitizers.sh [--build-only] [address|thread]...    # default: both
+# --build-only builds them and runs nothing (deploy/lib/prebuild.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
+[[ ${1:-} != --build-only ]] || { build_only=1; shift; }
 sanitizers=("$@")
 ((${#sanitizers[@]})) || sanitizers=(address thread)
 source deploy/lib/stages.sh
 for sanitizer in "${sanitizers[@]}"; do
     stage "sanitizer: build with $sanitizer"
     swift build --build-tests --scratch-path ".build-$sanitizer" --sanitize="$sanitizer"
+    ((build_only == 0)) || continue
     stage "sanitizer: suite under $sanitizer"
     bin=$(swift build --scratch-path ".build-$sanitizer" --show-bin-path)
     # Leak checking is off: the Swift runtime's process-lifetime caches read as leaks at exit.

@@ -11,8 +11,10 @@
 # driver), deploy/install.sh, the systemd unit and the .debs under systemd
 # in that VM (deploy/hil/systemd-test.sh), the parsers under libFuzzer for a bounded time
 # (deploy/fuzz.sh, FUZZ_SECONDS, default 60) and the suite again under AddressSanitizer and
-# ThreadSanitizer (deploy/sanitizers.sh). Each stage's time is printed as it ends and all of them
-# at the end. Arguments go to the first `swift test`.
+# ThreadSanitizer (deploy/sanitizers.sh). Those three builds are made in the background while the
+# arm64 and VM stages run (deploy/lib/prebuild.sh; SWITCHBOARD_PREBUILD=0 leaves them to their
+# stages). Each stage's time is printed as it ends and all of them at the end. Arguments go to the
+# first `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,6 +59,15 @@ stage_end
 bash deploy/run-sample-test.sh
 
 bash deploy/debian13/test.sh
+# The fuzzer and the sanitizer builds of the last stages, made in the background under SCHED_IDLE
+# from here on: the arm64 suites under qemu-user and the VM stages below leave a core unused most
+# of the time, the builds before them none.
+if [[ ${SWITCHBOARD_PREBUILD:-1} != 0 ]]; then
+    prebuild_log=$(mktemp)
+    stage_temporary_files+=("$prebuild_log" "$prebuild_log.output")
+    setsid deploy/lib/prebuild.sh "$prebuild_log" </dev/null >/dev/null 2>&1 &
+    stage_background_groups+=($!)
+fi
 # arm64, as every 64-bit Raspberry Pi: cross-compiled with Debian 13's Swift against Debian 13's and
 # Debian 12's arm64 userland, and the release binaries run on the sample under qemu-user.
 bash deploy/arm64/test.sh
@@ -87,6 +98,10 @@ stage_end
 
 bash deploy/sanitizers.sh
 
+if [[ -n ${prebuild_log:-} ]]; then
+    echo "switchboard: built in the background (deploy/lib/prebuild.sh):"
+    sed 's/^/  /' "$prebuild_log"
+fi
 if [[ -n ${prewarm_log:-} ]]; then
     echo "switchboard: made in the background (deploy/lib/prewarm.sh):"
     sed 's/^/  /' "$prewarm_log"
