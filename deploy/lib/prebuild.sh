@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds, in the background, the last stages' programs: the fuzzer (deploy/fuzz.sh) and the suite
 # under AddressSanitizer and ThreadSanitizer (deploy/sanitizers.sh). deploy/test.sh starts it when
-# the VM stages begin: a VM under TCG leaves one of the two cores unused most of the time (apt and
-# dpkg in the guest run on one vCPU), and these builds take that core. They run under SCHED_IDLE
-# (and the idle I/O class), so they get CPU time only when nothing else wants it: the VMs' timing
-# is what it would be without them. When their stages come, the same `swift build` finds the
-# build done (or, still running, waits for SwiftPM's lock on the folder) and only checks it. A
-# build that fails here is only logged: the stage builds again and reports the failure.
+# the Debian 13 stage ends. From there on much of the time leaves one of the two cores unused: the
+# arm64 suites under qemu-user run one test at a time, the release builds of deploy/package.sh
+# compile a module at a time, and in the VMs under TCG apt and dpkg run on one vCPU. These builds
+# take that core at the lowest priority (deploy/lib/background.sh): they get CPU time only when
+# nothing else wants it, so the stages' timing is what it would be without them. When their own
+# stages come, the same `swift build` finds the build done (or, still running, waits for
+# SwiftPM's lock on the folder) and only checks it. A build that fails here is only logged: the
+# stage builds again and reports the failure.
 #
 #   deploy/lib/prebuild.sh LOG     # LOG gets one line per build and its time
 set -uo pipefail
@@ -14,9 +16,10 @@ cd "$(dirname "$0")/../.."
 log=${1:?usage: prebuild.sh LOG}
 # Their own stage report, not deploy/test.sh's.
 unset SWITCHBOARD_STAGE_TIMES
+source deploy/lib/background.sh
 for step in "deploy/fuzz.sh --build-only" "deploy/sanitizers.sh --build-only address thread"; do
     started=$SECONDS
     # shellcheck disable=SC2086 # each step is a command and its arguments
-    if chrt --idle 0 ionice -c 3 bash $step >>"$log.output" 2>&1; then outcome=built; else outcome="FAILED (see $log.output)"; fi
+    if background_priority bash $step >>"$log.output" 2>&1; then outcome=built; else outcome="FAILED (see $log.output)"; fi
     printf '%-72s %5d s  %s\n' "$step" $((SECONDS - started)) "$outcome" >>"$log"
 done

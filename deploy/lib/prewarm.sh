@@ -14,6 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 log=${1:?usage: prewarm.sh LOG}
+source deploy/lib/background.sh
 # Each step installs what it needs itself; ensure_packages runs one apt at a time.
 steps=(
     "deploy/hil/build-kernel.sh deploy/hil/kernel-systemd.config"
@@ -28,6 +29,6 @@ steps=(
 for step in "${steps[@]}"; do
     started=$SECONDS
     # shellcheck disable=SC2086 # each step is a command and its arguments
-    if nice -n 19 ionice -c 3 $step >>"$log.output" 2>&1; then outcome=ready; else outcome="FAILED (see $log.output)"; fi
+    if background_priority $step >>"$log.output" 2>&1; then outcome=ready; else outcome="FAILED (see $log.output)"; fi
     printf '%-72s %5d s  %s\n' "$step" $((SECONDS - started)) "$outcome" >>"$log"
 done
