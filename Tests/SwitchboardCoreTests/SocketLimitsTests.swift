@@ -75,7 +75,16 @@ struct SocketLimitsTests {
         #expect(await daemon.waitUntil { daemon.log.contains("socket: no file descriptors left (Too many open files); accepting pauses 100 ms at a time until some are free") }, "\(daemon.log)")
         #expect(daemon.pid.map { kill($0, 0) == 0 } == true, "still running")
         held.removeAll()
-        #expect(await daemon.waitUntil { await daemon.cli(["status"]).status == 0 }, "answers again once descriptors are free: \(daemon.log)")
+        // Each status is a CLI process, seconds each under a sanitizer's load: 30 s for a few.
+        #expect(await daemon.waitUntil(timeout: .seconds(30)) { await daemon.cli(["status"]).status == 0 },
+                "answers again once descriptors are free (open now: \(Self.descriptors(of: pid))): \(daemon.log)")
+    }
+
+    /// What the process's open descriptors are, by number (its /proc/PID/fd links).
+    static func descriptors(of pid: pid_t) -> String {
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).compactMap(Int.init).sorted()
+        return entries.map { "\($0) \((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "?")" }
+            .joined(separator: ", ")
     }
 
     @Test func aLineTooLongGetsAReplyAndTheConnectionGoesOn() async throws {
