@@ -5,10 +5,11 @@
 # arm64 suites under qemu-user run one test at a time, the release builds of deploy/package.sh
 # compile a module at a time, and in the VMs under TCG apt and dpkg run on one vCPU. These builds
 # take that core at the lowest priority (deploy/lib/background.sh): they get CPU time only when
-# nothing else wants it, so the stages' timing is what it would be without them. When their own
-# stages come, the same `swift build` finds the build done (or, still running, waits for
-# SwiftPM's lock on the folder) and only checks it. A build that fails here is only logged: the
-# stage builds again and reports the failure.
+# nothing else wants it (the caches and memory they share still slow the stages beside them;
+# docs/testing.md gives the measured cost). When their own stages come, the same `swift build`
+# finds the build done (or, still running, waits for SwiftPM's lock on the folder) and only
+# checks it. A build that fails here is only logged: the stage builds again and reports the
+# failure.
 #
 #   deploy/lib/prebuild.sh LOG     # LOG gets one line per build and its time
 set -uo pipefail
