@@ -20,6 +20,11 @@ struct SystemCallInterruptionTests {
     /// Starts a thread that reads one pipe with `read`, SIGUSR2 unblocked on it, and interrupts it
     /// with SIGUSR2 (handled by a handler that does nothing, without `SA_RESTART`) every 10 ms
     /// until it ends or 100 signals were sent; then writes a byte, and waits for the outcome.
+    ///
+    /// The reader blocks SIGUSR2 again as soon as its read returns, and lives until no more
+    /// signals are sent: a signal sent after its read ended then stays pending on it and goes with
+    /// it, instead of arriving after the handler is put back to SIGUSR2's default, which ends the
+    /// whole test process (it did once under AddressSanitizer).
     static func interruptedRead(_ read: @escaping @Sendable (CInt) -> Outcome) throws -> (outcome: Outcome, signals: Int) {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in }
@@ -33,15 +38,20 @@ struct SystemCallInterruptionTests {
         defer { SystemCall.close(ends.read); SystemCall.close(ends.write) }
         let thread = Locked<pthread_t?>(nil)
         let outcome = Locked<Outcome?>(nil)
+        let signalling = Locked(true)
         let reader = Thread {
-            var unblocked = sigset_t()
-            sigemptyset(&unblocked)
-            sigaddset(&unblocked, SIGUSR2)
-            pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+            var usr2 = sigset_t()
+            sigemptyset(&usr2)
+            sigaddset(&usr2, SIGUSR2)
+            pthread_sigmask(SIG_UNBLOCK, &usr2, nil)
             thread.withLock { $0 = pthread_self() }
             let result = read(ends.read)
+            pthread_sigmask(SIG_BLOCK, &usr2, nil)
             outcome.withLock { $0 = result }
+            while signalling.withLock({ $0 }) { usleep(1000) }
         }
+        // Set after the last signal was sent (the deferred closes and restore run after it).
+        defer { signalling.withLock { $0 = false } }
         reader.start()
         var signals = 0
         while outcome.withLock({ $0 }) == nil, signals < 100 {
