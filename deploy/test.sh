@@ -32,10 +32,7 @@ bash deploy/lib/versions.sh
 # The kernels and arm64 roots of the later stages, made in the background while the builds and
 # suites before them leave CPU time unused (on a fresh machine; with warm caches it ends at once).
 if ((EUID == 0)) && [[ ${SWITCHBOARD_PREWARM:-1} != 0 ]]; then
-    prewarm_log=$(mktemp)
-    stage_temporary_files+=("$prewarm_log" "$prewarm_log.output")
-    setsid deploy/lib/prewarm.sh "$prewarm_log" </dev/null >/dev/null 2>&1 &
-    stage_background_groups+=($!)
+    stage_background deploy/lib/prewarm.sh
 fi
 
 stage "build (this machine)"
@@ -59,14 +56,11 @@ stage_end
 bash deploy/run-sample-test.sh
 
 bash deploy/debian13/test.sh
-# The fuzzer and the sanitizer builds of the last stages, made in the background under SCHED_IDLE
-# from here on: the arm64 suites under qemu-user and the VM stages below leave a core unused most
-# of the time, the builds before them none.
+# The fuzzer and the sanitizer builds of the last stages, made in the background at the lowest
+# priority from here on: the arm64 suites under qemu-user, package.sh's release builds and the VM
+# stages below leave a core unused much of the time, the builds before them none.
 if [[ ${SWITCHBOARD_PREBUILD:-1} != 0 ]]; then
-    prebuild_log=$(mktemp)
-    stage_temporary_files+=("$prebuild_log" "$prebuild_log.output")
-    setsid deploy/lib/prebuild.sh "$prebuild_log" </dev/null >/dev/null 2>&1 &
-    stage_background_groups+=($!)
+    stage_background deploy/lib/prebuild.sh
 fi
 # arm64, as every 64-bit Raspberry Pi: cross-compiled with Debian 13's Swift against Debian 13's and
 # Debian 12's arm64 userland, and the release binaries run on the sample under qemu-user.
@@ -98,12 +92,4 @@ stage_end
 
 bash deploy/sanitizers.sh
 
-if [[ -n ${prebuild_log:-} ]]; then
-    echo "switchboard: built in the background (deploy/lib/prebuild.sh):"
-    sed 's/^/  /' "$prebuild_log"
-fi
-if [[ -n ${prewarm_log:-} ]]; then
-    echo "switchboard: made in the background (deploy/lib/prewarm.sh):"
-    sed 's/^/  /' "$prewarm_log"
-    ! grep -q FAILED "$prewarm_log" || tail -n 30 "$prewarm_log.output" | sed 's/^/    /'
-fi
+stage_background_report

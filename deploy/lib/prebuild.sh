@@ -18,9 +18,4 @@ log=${1:?usage: prebuild.sh LOG}
 # Their own stage report, not deploy/test.sh's.
 unset SWITCHBOARD_STAGE_TIMES
 source deploy/lib/background.sh
-for step in "deploy/fuzz.sh --build-only" "deploy/sanitizers.sh --build-only address thread"; do
-    started=$SECONDS
-    # shellcheck disable=SC2086 # each step is a command and its arguments
-    if background_priority bash $step >>"$log.output" 2>&1; then outcome=built; else outcome="FAILED (see $log.output)"; fi
-    printf '%-72s %5d s  %s\n' "$step" $((SECONDS - started)) "$outcome" >>"$log"
-done
+background_steps "$log" built "deploy/fuzz.sh --build-only" "deploy/sanitizers.sh --build-only address thread"

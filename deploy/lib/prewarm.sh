@@ -26,9 +26,4 @@ steps=(
     "deploy/hil/build-kernel.sh --arch arm64 deploy/hil/kernel-systemd.config"
     "deploy/hil/systemd-root.sh bookworm"
 )
-for step in "${steps[@]}"; do
-    started=$SECONDS
-    # shellcheck disable=SC2086 # each step is a command and its arguments
-    if background_priority $step >>"$log.output" 2>&1; then outcome=ready; else outcome="FAILED (see $log.output)"; fi
-    printf '%-72s %5d s  %s\n' "$step" $((SECONDS - started)) "$outcome" >>"$log"
-done
+background_steps "$log" ready "${steps[@]}"

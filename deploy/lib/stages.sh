@@ -9,6 +9,8 @@ stage_started=$SECONDS
 stage_temporary_files=()
 # Process groups started in the background (setsid) by the script: stopped at its exit.
 stage_background_groups=()
+# The background jobs stage_background started, as SCRIPT=LOG, for stage_background_report.
+stage_background_logs=()
 if [[ -z ${SWITCHBOARD_STAGE_TIMES:-} ]]; then
     SWITCHBOARD_STAGE_TIMES=$(mktemp)
     export SWITCHBOARD_STAGE_TIMES
@@ -22,6 +24,29 @@ stage() {
     stage_name=$1
     stage_started=$SECONDS
     echo "switchboard: ━━ $1"
+}
+
+# stage_background SCRIPT: starts `SCRIPT LOG` in a session of its own (stopped at the script's
+# exit), LOG a temporary file it writes a line per step to (deploy/lib/background.sh).
+stage_background() {
+    local log
+    log=$(mktemp)
+    stage_temporary_files+=("$log" "$log.output")
+    setsid "$1" "$log" </dev/null >/dev/null 2>&1 &
+    stage_background_groups+=($!)
+    stage_background_logs+=("$1=$log")
+}
+
+# stage_background_report: what each background job did and how long each step took; the end of
+# its output when a step failed.
+stage_background_report() {
+    local entry log
+    for entry in "${stage_background_logs[@]}"; do
+        log=${entry#*=}
+        echo "switchboard: in the background (${entry%%=*}):"
+        sed 's/^/  /' "$log"
+        ! grep -q FAILED "$log" || tail -n 30 "$log.output" | sed 's/^/    /'
+    done
 }
 
 stage_end() {
