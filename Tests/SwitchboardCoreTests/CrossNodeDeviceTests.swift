@@ -48,11 +48,21 @@ struct CrossNodeDeviceTests {
         return (garage, shed)
     }
 
-    /// The presentation `garage-pi` keeps retained for a placement, once `predicate` holds for it.
-    static func presentation(_ broker: MosquittoBroker, _ id: String, _ predicate: @escaping ([String: Any]) -> Bool) async throws -> [String: Any]? {
-        let observer = try await MQTTObserver(port: broker.port, filter: "switchboard/garage-pi/controls/\(id)")
-        let message = await observer.waitFor("switchboard/garage-pi/controls/\(id)", timeout: .seconds(15)) { message in
+    /// The presentation `garage-pi` keeps retained for a placement, once `predicate` holds for it
+    /// (within 30 s: the sanitizers' daemons are slow). When none does, the issue recorded lists
+    /// the presentations that came, and `garage`'s log.
+    static func presentation(
+        _ broker: MosquittoBroker, _ id: String, garage: DaemonHarness? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation, _ predicate: @escaping ([String: Any]) -> Bool
+    ) async throws -> [String: Any]? {
+        let topic = "switchboard/garage-pi/controls/\(id)"
+        let observer = try await MQTTObserver(port: broker.port, filter: topic)
+        let message = await observer.waitFor(topic, timeout: .seconds(30)) { message in
             (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]).map(predicate) ?? false
+        }
+        if message == nil {
+            let seen = observer.timedMessages.map { "\($0.at): \($0.message.text ?? "\($0.message.payload.count) bytes")" }
+            Issue.record("no presentation of \(id) as expected; came: \(seen.isEmpty ? "none" : seen.joined(separator: "\n"))\n\(garage?.log ?? "")", sourceLocation: sourceLocation)
         }
         return message.flatMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
     }
@@ -98,7 +108,7 @@ struct CrossNodeDeviceTests {
         let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         #expect(await shed.cli(["on", "porch"]).status == 0)
-        let shown = try await Self.presentation(broker, "shed-light") { $0["value"] as? Bool == true }
+        let shown = try await Self.presentation(broker, "shed-light", garage: garage) { $0["value"] as? Bool == true }
         #expect(shown?["valueText"] as? String == "On", "the shed's change reloads the garage's control")
         #expect(shown?["stale"] as? Bool == false)
 
@@ -107,7 +117,7 @@ struct CrossNodeDeviceTests {
         #expect(configured.status == 0, "\(configured.stderr)")
         #expect(await garage.cli(["off", "kitchen"]).stdout == "kitchen Shed Light Off\n")
         #expect(await shed.cli(["status"]).stdout.contains("output porch: off"))
-        let both = try await Self.presentation(broker, "shed-light") { $0["value"] as? Bool == false }
+        let both = try await Self.presentation(broker, "shed-light", garage: garage) { $0["value"] as? Bool == false }
         #expect(both?["valueText"] as? String == "Off", "every control bound to the shed's light follows it")
     }
 
@@ -130,14 +140,14 @@ struct CrossNodeDeviceTests {
         let broker = try await MosquittoBroker()
         let (garage, shed) = try await nodes(broker)
         #expect(await shed.signal(SIGTERM) == 0)
-        let stale = try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == true }
+        let stale = try await Self.presentation(broker, "shed-light", garage: garage) { $0["stale"] as? Bool == true }
         #expect(stale?["valueText"] as? String == "Off", "its last known state, marked stale: \(String(describing: stale))")
         let refused = await garage.cli(["on", "shed-light"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("Shed Light: shed-pi is offline; shed-pi/porch shows its last known state; nothing was sent"), "\(refused.stderr)")
 
         try await shed.start()
-        let back = try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == false }
+        let back = try await Self.presentation(broker, "shed-light", garage: garage) { $0["stale"] as? Bool == false }
         #expect(back != nil, "fresh again once the shed is back")
         #expect(await garage.cli(["on", "shed-light"]).status == 0)
     }
@@ -152,7 +162,7 @@ struct CrossNodeDeviceTests {
 
         // The other board's outcome is announced here: gone, the shed cannot perform it.
         #expect(await shed.signal(SIGTERM) == 0)
-        #expect(try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == true } != nil)
+        #expect(try await Self.presentation(broker, "shed-light", garage: garage) { $0["stale"] as? Bool == true } != nil)
         let failed = await garage.cli(["button", "button", "--hold", "1s"])
         #expect(failed.status == 1)
         #expect(failed.stdout == "hint: Hold to Turn Off Shed Light\nfailed: Shed Light failed\n", "\(failed.stdout)")
@@ -165,11 +175,11 @@ struct CrossNodeDeviceTests {
         let retained = try await MQTTObserver.retained(port: broker.port, filter: "switchboard/shed-pi/controls/porch")
         let porch = try #require(retained["switchboard/shed-pi/controls/porch"])
         #expect(await shed.signal(SIGTERM) == 0)
-        #expect(try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == true } != nil)
+        #expect(try await Self.presentation(broker, "shed-light", garage: garage) { $0["stale"] as? Bool == true } != nil)
         let fake = try await MQTTObserver(port: broker.port, filter: "switchboard/shed-pi/controls/porch/set")
         fake.publish("switchboard/shed-pi/controls/porch", porch, retain: true)
         fake.publish("switchboard/shed-pi/status", "online", retain: true)
-        #expect(try await Self.presentation(broker, "shed-light") { $0["stale"] as? Bool == false } != nil)
+        #expect(try await Self.presentation(broker, "shed-light", garage: garage) { $0["stale"] as? Bool == false } != nil)
         return fake
     }
 
