@@ -16,13 +16,14 @@
 #
 #   deploy/package-test.sh
 # Env: SWITCHBOARD_PACKAGE_DEBS=DIR checks the switchboard_*.deb in DIR instead of making them,
-# SWITCHBOARD_PACKAGE_KEEP=1 keeps the run folder (packages, logs). Needs root (runs itself
+# SWITCHBOARD_PACKAGE_KEEP=1 keeps the run folder (packages, logs), SWITCHBOARD_PACKAGE_CHROOTS the
+# releases whose arm64 package is installed under qemu-user (default "trixie bookworm"). Needs root (runs itself
 # through sudo otherwise). Run by deploy/test.sh after the arm64 stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 if ((EUID != 0)); then
-    exec sudo --preserve-env=SWITCHBOARD_PACKAGE_DEBS,SWITCHBOARD_PACKAGE_KEEP,SWITCHBOARD_STAGE_TIMES,SWITCHBOARD_DEBIAN13_CACHE,SWITCHBOARD_ARM64_CACHE,SWITCHBOARD_PACKAGE_CACHE,DEBIAN_MIRROR \
+    exec sudo --preserve-env=SWITCHBOARD_PACKAGE_DEBS,SWITCHBOARD_PACKAGE_KEEP,SWITCHBOARD_PACKAGE_CHROOTS,SWITCHBOARD_STAGE_TIMES,SWITCHBOARD_DEBIAN13_CACHE,SWITCHBOARD_ARM64_CACHE,SWITCHBOARD_PACKAGE_CACHE,DEBIAN_MIRROR \
         "$repo/deploy/package-test.sh" "$@"
 fi
 source deploy/lib/packages.sh
@@ -245,6 +246,7 @@ GUEST
 for deb in "${debs[@]}"; do
     [[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || continue
     case $(basename "$deb") in *+deb13_*) release=trixie ;; *+deb12_*) release=bookworm ;; *) continue ;; esac
+    [[ " ${SWITCHBOARD_PACKAGE_CHROOTS:-trixie bookworm} " == *" $release "* ]] || continue
     stage "packages: the $release arm64 package installed, run, upgraded, removed (qemu-user)"
     mkdir -p "$run/$release-arm64/debs"
     printf '%s\n' "$guest" >"$run/$release-arm64/debs/guest.sh"

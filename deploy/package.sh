@@ -16,7 +16,8 @@
 #   --prebuilt switchboardd, switchboard, switchboard-extension-launcher and home-controls from DIR
 #              (one --release and one --arch) instead of building them
 #
-# Where each is built (all on an x86_64 Debian machine; the roots are cached, see each script):
+# Where each is built (all on an x86_64 Debian machine; the roots are cached, see each script; the
+# arm64 builds run in the background beside the amd64 ones):
 #   trixie amd64    in deploy/debian13/root.sh's root (an overlay: the cache stays untouched) with
 #                   Debian's swiftlang 6.0.3, into .build-debian13-release (the folder the systemd
 #                   stage's build uses)
@@ -114,10 +115,7 @@ build_trixie_amd64() {
     rm -rf "$scratch"
     echo "$repo/.build-debian13-release/release"
 }
-build_trixie_arm64() {
-    deploy/arm64/build.sh trixie release >&2
-    echo "$repo/.build-arm64-trixie/aarch64-unknown-linux-gnu/release"
-}
+# Debian 13, arm64: cross-compiled (below, in the background).
 build_bookworm_amd64() {
     local codename product
     codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
@@ -130,12 +128,9 @@ build_bookworm_amd64() {
     done
     swift build -c release --static-swift-stdlib --scratch-path .build-bookworm-release --show-bin-path
 }
-# Debian 12 has no Swift for arm64: Debian 13's arm64 runtime, with deploy/arm64/glibc-compat.c
-# for the glibc 2.38 functions it calls (see deploy/arm64/build.sh).
-build_bookworm_arm64() {
-    deploy/arm64/build.sh bookworm release >&2
-    echo "$repo/.build-arm64-bookworm/aarch64-unknown-linux-gnu/release"
-}
+# arm64 (below, in the background): deploy/arm64/build.sh RELEASE release. Debian 12 has no Swift
+# for arm64: its build takes Debian 13's arm64 runtime, with deploy/arm64/glibc-compat.c for the
+# glibc 2.38 functions it calls (see deploy/arm64/build.sh).
 
 # --- what the package depends on -----------------------------------------------------------
 # The libraries a program needs (its NEEDED entries), sorted, but for the dynamic loader (libc6's,
@@ -276,6 +271,35 @@ CONTROL
     echo "$out/switchboard_${deb_version}_$arch.deb"
 }
 
+# --- the arm64 builds, beside the amd64 ones -----------------------------------------------------
+# A release build compiles one module at a time (whole-module optimization), which keeps one core
+# busy: the arm64 cross builds (their own scratch folders and roots) run in the background while the
+# amd64 ones run here, each release's result in $arm64_builds/RELEASE.{bin,log,status}.
+arm64_builds="" arm64_builder=""
+if [[ -z $prebuilt && " ${arches[*]} " == *" arm64 "* ]]; then
+    arm64_builds=$(mktemp -d)
+    # A session of its own: the whole build stops with it if this script ends first.
+    setsid bash -c 'out=$1; shift
+        for release; do
+            status=0
+            deploy/arm64/build.sh "$release" release >"$out/$release.log" 2>&1 || status=$?
+            echo "$status" >"$out/$release.status"
+        done' _ "$arm64_builds" "${releases[@]}" </dev/null &
+    arm64_builder=$!
+    trap 'kill -- "-$arm64_builder" 2>/dev/null; rm -rf "$arm64_builds"' EXIT
+fi
+# arm64_built RELEASE: waits for the background arm64 build of RELEASE, copies its log to stderr and
+# prints where its programs are; fails as the build did.
+arm64_built() {
+    local status=$arm64_builds/$1.status
+    while [[ ! -f $status ]]; do
+        kill -0 "$arm64_builder" 2>/dev/null || [[ -f $status ]] || { say "the background arm64 builds ended before the $1 one"; return 1; }
+        sleep 1
+    done
+    cat "$arm64_builds/$1.log" >&2
+    (($(cat "$status") == 0)) && echo "$repo/.build-arm64-$1/aarch64-unknown-linux-gnu/release"
+}
+
 # --- each release and architecture ------------------------------------------------------------
 ensure_packages chrpath >&2
 declare -A amd64_bin=()
@@ -287,6 +311,8 @@ for release in "${releases[@]}"; do
         say "$release $arch: building"
         if [[ -n $prebuilt ]]; then
             bin=$prebuilt
+        elif [[ $arch == arm64 ]]; then
+            bin=$(arm64_built "$release") || { say "FAILED: the $release $arch build"; failed+=("$release $arch"); continue; }
         else
             bin=$("build_${release}_$arch") || { say "FAILED: the $release $arch build"; failed+=("$release $arch"); continue; }
         fi

@@ -183,7 +183,9 @@ case $phase in
     if apt_get purge switchboard; then pass "apt-get purge finished in $((SECONDS - t0))s"; else fail "apt-get purge exited with an error"; fi
     check "package after purge" "unknown" "$(dpkg-query -W -f='${Status}' switchboard 2>/dev/null | grep -q 'installed\|config-files' && echo "still known: $(dpkg-query -W -f='${Status}' switchboard)" || echo unknown)"
     check "after purge: /etc/switchboard, /var/lib/switchboard" "gone gone" "$([[ -e /etc/switchboard ]] && echo "kept: $(ls -A /etc/switchboard | tr '\n' ' ')" || echo gone) $([[ -e /var/lib/switchboard ]] && echo kept || echo gone)"
-    info "after purge: user switchboard $(getent passwd switchboard >/dev/null && echo kept || echo gone), group gpio $(getent group gpio >/dev/null && echo kept || echo gone)"
+    check "after purge: no ownership override left (dpkg-statoverride)" "" "$(dpkg-statoverride --list | grep switchboard)"
+    # Debian keeps a package's system users and groups: files they own may remain.
+    check "after purge: user switchboard, group gpio" "kept kept" "$(getent passwd switchboard >/dev/null && echo kept || echo gone) $(getent group gpio >/dev/null && echo kept || echo gone)"
     finish poweroff
     ;;
 *)

@@ -1,5 +1,6 @@
 # Times the stages of a test script; sourced by deploy/test.sh and the scripts it runs.
-# `stage NAME` ends the running stage (printing its time) and starts the next; `stage_end` ends it.
+# `stage NAME` ends the running stage (printing its time and the share of the CPU it left idle) and
+# starts the next; `stage_end` ends it.
 # At exit, even a failing one, the outermost script prints every stage's time, its own and those of
 # the scripts it ran (they append to the file named by SWITCHBOARD_STAGE_TIMES), with the total, and
 # marks the stage that failed. Files in `stage_temporary_files` are removed at exit, the process
@@ -19,10 +20,19 @@ else
     stage_owner=0
 fi
 
+# The CPU time of the machine so far, and how much of it went unused: "TOTAL IDLE" in clock ticks
+# (/proc/stat; iowait counts as unused).
+stage_cpu() {
+    local _ user nice system idle iowait irq softirq steal
+    read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
+    echo "$((user + nice + system + idle + iowait + irq + softirq + steal)) $((idle + iowait))"
+}
+
 stage() {
     stage_end
     stage_name=$1
     stage_started=$SECONDS
+    stage_cpu_started=$(stage_cpu)
     echo "switchboard: ━━ $1"
 }
 
@@ -51,8 +61,12 @@ stage_background_report() {
 
 stage_end() {
     [[ -n $stage_name ]] || return 0
-    local line
-    line=$(printf '%-52s %5d s%s' "$stage_name" $((SECONDS - stage_started)) "${1:-}")
+    local line total idle total0 idle0 unused=""
+    # The share of the machine's CPU time the stage left unused (background jobs use some of it).
+    read -r total idle <<<"$(stage_cpu)"
+    read -r total0 idle0 <<<"${stage_cpu_started:-0 0}"
+    ((total > total0)) && unused=$(printf '  %3d%% idle' $((100 * (idle - idle0) / (total - total0))))
+    line=$(printf '%-52s %5d s%s%s' "$stage_name" $((SECONDS - stage_started)) "$unused" "${1:-}")
     echo "switchboard: ━━ $line"
     echo "$line" >>"$SWITCHBOARD_STAGE_TIMES"
     stage_name=""
