@@ -286,7 +286,7 @@ if [[ -z $prebuilt && " ${arches[*]} " == *" arm64 "* ]]; then
             echo "$status" >"$out/$release.status"
         done' _ "$arm64_builds" "${releases[@]}" </dev/null &
     arm64_builder=$!
-    trap 'kill -- "-$arm64_builder" 2>/dev/null; rm -rf "$arm64_builds"' EXIT
+    trap 'kill -- "-$arm64_builder" 2>/dev/null || true; rm -rf "$arm64_builds"' EXIT
 fi
 # arm64_built RELEASE: waits for the background arm64 build of RELEASE, copies its log to stderr and
 # prints where its programs are; fails as the build did.

@@ -81,7 +81,11 @@ case $phase in
     info "installed: switchboard $(dpkg-query -W -f='${Version} ${Status}' switchboard 2>&1)"
     check "package installed" "install ok installed" "$(dpkg-query -W -f='${Status}' switchboard 2>&1)"
     check "programs on the PATH" "/usr/bin/switchboardd /usr/bin/switchboard" "$(command -v switchboardd) $(command -v switchboard)"
-    info "$(switchboardd --version 2>&1)"
+    out=$(switchboardd --version 2>&1); rc=$?
+    if ((rc == 0)) && [[ $out == "switchboardd "* ]]; then pass "switchboardd --version: $out"; else fail "switchboardd --version: exit $rc: $out"; fi
+    out=$(switchboard check /etc/switchboard/devices.json 2>&1); rc=$?
+    echo "$out" | sed 's/^/    /'
+    check "switchboard check /etc/switchboard/devices.json (the sample, on this board's chips)" 0 "$rc"
 
     echo "--- users, groups, udev"
     check "service user's groups" "switchboard gpio" "$(id -nG switchboard 2>&1)"
