@@ -59,6 +59,10 @@ public final class UnixSocketListener: Sendable {
         }
         source.setCancelHandler { continuation.finish() }
         source.resume()
+        // libdispatch makes the descriptor of a clock's timers (a timerfd) the first time a timer
+        // on that clock is armed, and stops the process if it cannot. The pause below arms one
+        // exactly when no descriptor is left, so one is armed now, while there are.
+        queue.asyncAfter(deadline: .now() + Self.descriptorBackoff) {}
         self.source = SourceCancellation(source)
         self.connections = stream
     }
