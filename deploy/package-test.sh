@@ -17,8 +17,8 @@
 #   deploy/package-test.sh
 # Env: SWITCHBOARD_PACKAGE_DEBS=DIR checks the switchboard_*.deb in DIR instead of making them,
 # SWITCHBOARD_PACKAGE_KEEP=1 keeps the run folder (packages, logs), SWITCHBOARD_PACKAGE_CHROOTS the
-# releases whose arm64 package is installed under qemu-user (default "trixie bookworm"). Needs root (runs itself
-# through sudo otherwise). Run by deploy/test.sh after the arm64 stage.
+# releases whose arm64 package is installed under qemu-user (default "trixie bookworm"). Needs
+# root (runs itself through sudo otherwise). Run by deploy/test.sh after the arm64 stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD

@@ -274,7 +274,7 @@ CONTROL
 # --- the arm64 builds, beside the amd64 ones -----------------------------------------------------
 # A release build compiles one module at a time (whole-module optimization), which keeps one core
 # busy: the arm64 cross builds (their own scratch folders and roots) run in the background while the
-# amd64 ones run here, each release's result in $arm64_builds/RELEASE.{bin,log,status}.
+# amd64 ones run here, each release's log and exit status in $arm64_builds/RELEASE.{log,status}.
 arm64_builds="" arm64_builder=""
 if [[ -z $prebuilt && " ${arches[*]} " == *" arm64 "* ]]; then
     arm64_builds=$(mktemp -d)
