@@ -12,11 +12,16 @@ public final class UnixSocketListener: Sendable {
     private let connections: AsyncStream<Int32>
     private let source: SourceCancellation
 
-    /// How long accepting pauses when the process is out of file descriptors.
+    /// How long accepting pauses when the process is short of file descriptors.
     static let descriptorBackoff = DispatchTimeInterval.milliseconds(100)
 
+    /// The descriptors accepting leaves free for the rest of the daemon: libdispatch's thread
+    /// monitor (which stops the process when it cannot open one), MQTT reconnects, extensions'
+    /// pipes, the files it reads and writes. Clients alone never take the last of them.
+    public static let descriptorHeadroom = 16
+
     /// Binds and listens, replacing a stale socket file.
-    /// - Parameter log: told when accepting pauses because the process has no descriptors left.
+    /// - Parameter log: told when accepting pauses because the process is short of descriptors.
     /// - Throws: ``SocketError`` naming the path and the reason.
     public init(path: String, mode: mode_t = 0o660, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
@@ -53,44 +58,49 @@ public final class UnixSocketListener: Sendable {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         let queue = DispatchQueue(label: "switchboard.socket.accept")
         let logged = Locked<ContinuousClock.Instant?>(nil)
+        let headroom = DescriptorHeadroom()
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         source.setEventHandler {
-            Self.acceptPending(descriptor, into: continuation, source: source, queue: queue, logged: logged, log: log)
+            Self.acceptPending(descriptor, into: continuation, source: source, queue: queue, headroom: headroom, logged: logged, log: log)
         }
         source.setCancelHandler { continuation.finish() }
         source.resume()
-        // libdispatch makes the descriptor of a clock's timers (a timerfd) the first time a timer
-        // on that clock is armed, and stops the process if it cannot. The pause below arms one
-        // exactly when no descriptor is left, so one is armed now, while there are.
-        queue.asyncAfter(deadline: .now() + Self.descriptorBackoff) {}
         self.source = SourceCancellation(source)
         self.connections = stream
     }
 
     /// Accepts the connections waiting (`accept4`), on the source's queue: goes on after one that
     /// was aborted before it was accepted, stops when none is left, and pauses (the source
-    /// suspended for ``descriptorBackoff``) when the process is out of descriptors.
+    /// suspended for ``descriptorBackoff``) while no more than ``descriptorHeadroom`` descriptors
+    /// are free, or when `accept` finds none.
     private static func acceptPending(
         _ descriptor: Int32, into continuation: AsyncStream<Int32>.Continuation, source: any DispatchSourceRead,
-        queue: DispatchQueue, logged: Locked<ContinuousClock.Instant?>, log: @Sendable (String) -> Void
+        queue: DispatchQueue, headroom: DescriptorHeadroom, logged: Locked<ContinuousClock.Instant?>, log: @Sendable (String) -> Void
     ) {
+        // The connection waits in the backlog and the socket stays readable, so accepting stops
+        // watching it for a moment instead of spinning.
+        func pause(_ reason: String) {
+            if logged.withLock({ last in
+                defer { last = .now }
+                return last.map { $0.duration(to: .now) > .seconds(10) } ?? true
+            }) {
+                log("socket: \(reason); accepting pauses 100 ms at a time until more are free (raise the daemon's open-file limit, LimitNOFILE=, if this goes on)")
+            }
+            source.suspend()
+            let suspended = SourceCancellation(source)
+            queue.asyncAfter(deadline: .now() + Self.descriptorBackoff) { suspended.resume() }
+        }
         while true {
+            if let free = headroom.free(), free <= descriptorHeadroom {
+                pause("\(free) file descriptors left, which the daemon keeps for itself")
+                return
+            }
             do {
                 continuation.yield(try SystemCall.accept(descriptor))
             } catch .connectionAbort {
                 continue
             } catch let error where [.tooManyOpenFiles, .tooManyOpenFilesInSystem, .noBufferSpace, .noMemory].contains(error) {
-                // Out of descriptors: the pending connection stays in the backlog and the
-                // socket stays readable, so stop watching it for a moment instead of spinning.
-                if logged.withLock({ last in
-                    defer { last = .now }
-                    return last.map { $0.duration(to: .now) > .seconds(10) } ?? true
-                }) {
-                    log("socket: no file descriptors left (\(error.message)); accepting pauses 100 ms at a time until some are free")
-                }
-                source.suspend()
-                let suspended = SourceCancellation(source)
-                queue.asyncAfter(deadline: .now() + Self.descriptorBackoff) { suspended.resume() }
+                pause("no file descriptors left (\(error.message))")
                 return
             } catch {
                 return
