@@ -12,15 +12,21 @@ extension SystemCall {
         return stream
     }
 
-    /// The names in a directory stream, read from its start again (`rewinddir`, then `readdir`
-    /// to the end), without "." and ".."; opens no descriptor.
+    /// The names in a folder but "." and "..", in the order the kernel lists them (`opendir`,
+    /// `readdir`, `closedir`).
+    public static func names(in directory: String) throws(Errno) -> [String] {
+        guard let stream = opendir(directory) else { throw Errno.current }
+        defer { closedir(stream) }
+        return names(in: stream)
+    }
+
+    /// The names in a directory stream but "." and "..", read from its start again (`rewinddir`,
+    /// then `readdir` to the end); opens no descriptor.
     public static func names(in stream: OpaquePointer) -> [String] {
         rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { String(cString: $0) }
-            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name != ".", name != ".." { names.append(name) }
         }
         return names
