@@ -1,21 +1,20 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
 import SwitchboardSupport
 
 /// A line requested through libgpiod. Owns the request and releases it once, on ``release()``
-/// or when freed; edges are read when the request's descriptor becomes readable (a
-/// `DispatchSource`), so an idle line costs nothing.
+/// or when freed; edges are read when the request's descriptor becomes readable (on the
+/// process's ``DescriptorWatcher``), so an idle line costs nothing.
 final class LibgpiodLineRequest: GPIOLineRequest {
-    // The C line handle and the dispatch source are not Sendable; they are only touched under
-    // the mutex below, so the state may cross threads with it.
+    // The C line handle is not Sendable; it is only touched under the mutex below, so the state
+    // may cross threads with it.
     private struct State: @unchecked Sendable {
         let line: OpaquePointer
         var configuration: GPIOLineConfiguration
         var released = false
         var edges: GPIOEdgeEvents?
-        var source: (any DispatchSourceRead)?
+        var watch: DescriptorWatch?
     }
 
     // Invariant: the line handle is used only under the mutex and never after `released`.
@@ -93,35 +92,32 @@ final class LibgpiodLineRequest: GPIOLineRequest {
             guard !state.released else { return }
             state.released = true
             // Stop reading before the descriptor is closed by the release.
-            state.source?.cancel()
-            state.source = nil
+            state.watch?.cancel()
+            state.watch = nil
             Libgpiod.release(state.line)
         }
     }
 
     private func startEdges(descriptor original: Int32) {
-        // The source watches its own duplicate, closed once cancelled: releasing the line closes
-        // libgpiod's descriptor, possibly before the cancellation completes.
-        guard let descriptor = try? SystemCall.duplicate(original) else { return }
+        // The watch is on its own duplicate, closed once cancelled: releasing the line closes
+        // libgpiod's descriptor, possibly before the cancellation ran.
+        guard let watcher = DescriptorWatcher.shared, let descriptor = try? SystemCall.duplicate(original) else { return }
         let (stream, continuation) = AsyncStream<GPIOEdgeEvent>.makeStream(bufferingPolicy: .unbounded)
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "switchboard.gpio.\(chip.info.name).\(offset)"))
         let offset = self.offset
-        source.setEventHandler { [state] in
+        let watch = watcher.watch(descriptor, readable: { [state] _ in
             let events = state.withLock { state in
                 state.released ? [] : Libgpiod.readEvents(from: state.line)
             }
             for event in events {
                 continuation.yield(GPIOEdgeEvent(offset: offset, value: event.value, timestamp: event.timestamp))
             }
-        }
-        source.setCancelHandler {
+        }, cancelled: {
             SystemCall.close(descriptor)
             continuation.finish()
-        }
+        })
         state.withLock { state in
             state.edges = GPIOEdgeEvents(stream)
-            state.source = source
+            state.watch = watch
         }
-        source.resume()
     }
 }

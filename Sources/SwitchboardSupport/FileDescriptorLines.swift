@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,8 +14,8 @@ public enum FileDescriptorLine: Sendable, Equatable {
 
 /// The lines read from a file descriptor (a pipe, a socket, standard input), as an `AsyncSequence`.
 ///
-/// A `DispatchSource` wakes only when the descriptor is readable: nothing polls, and an idle
-/// reader costs nothing. The sequence ends at end of file, or at once if the descriptor cannot be
+/// The process's ``DescriptorWatcher`` reads it when it is readable: nothing polls in a loop, and
+/// an idle reader costs nothing. The sequence ends at end of file, or at once if the descriptor cannot be
 /// watched (no descriptor left to duplicate it: EMFILE). A line longer than `maximumLineLength`
 /// is discarded as it comes and reported as ``FileDescriptorLine/tooLong``; reading goes on.
 ///
@@ -36,24 +35,29 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
         self.stream = stream
         let flow = LineFlow()
         self.flow = flow
-        // The source watches its own duplicate, closed once it is cancelled, so the caller may
+        // The watch is on a duplicate, closed once it is cancelled, so the caller may
         // close `original` whenever it likes.
         guard let descriptor = try? SystemCall.duplicate(original) else {
             continuation.finish()
             return
         }
         try? SystemCall.setNonBlocking(descriptor)
-        let queue = DispatchQueue(label: "switchboard.lines.\(descriptor)")
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        guard let watcher = DescriptorWatcher.shared else {
+            SystemCall.close(descriptor)
+            continuation.finish()
+            return
+        }
         let splitter = LineSplitter(maximumLineLength: maximumLineLength)
-        source.setEventHandler {
+        let watch = watcher.watch(descriptor, paused: true, readable: { watch in
             var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
+            // At most 16 reads a turn, so that a writer that never stops cannot keep the watcher
+            // from the other descriptors: what is left is read on the next turn.
+            for _ in 0..<16 {
                 let read: Int?
                 do {
                     read = try SystemCall.readIfReady(descriptor, into: &buffer)
                 } catch {
-                    source.cancel()
+                    watch.cancel()
                     return
                 }
                 guard let count = read else {
@@ -67,23 +71,20 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
                     if flow.produced(lines.count) { return }
                 } else {
                     if let last = splitter.finish() { continuation.yield(last) }
-                    source.cancel()
+                    watch.cancel()
                     return
                 }
             }
-        }
-        source.setCancelHandler {
+        }, cancelled: {
             SystemCall.close(descriptor)
             continuation.finish()
-        }
-        let cancellation = SourceCancellation(source)
-        flow.source = cancellation
+        })
+        flow.source = watch
         continuation.onTermination = { _ in
-            // A suspended source would never run its cancellation (and close its descriptor).
             flow.end()
-            cancellation.cancel()
+            watch.cancel()
         }
-        source.resume()
+        watch.resume()
     }
 
     /// Stops reading: the sequence ends after the lines already read, even though the descriptor
@@ -118,24 +119,24 @@ final class LineFlow: @unchecked Sendable {
     static let high = 16
     static let low = 4
     // Invariant: the counts are only touched under the mutex; `source` is set once, before the
-    // source first runs, and suspended and resumed only under the mutex, in balance.
+    // watch first runs, and paused and resumed only under the mutex, in balance.
     private let state = Locked<(waiting: Int, suspended: Bool, ended: Bool)>((0, false, false))
     private let emptiedCount = Locked(0)
-    var source: SourceCancellation?
+    var source: DescriptorWatch?
 
     var timesEmptied: Int { emptiedCount.withLock { $0 } }
 
     /// A read found the descriptor empty.
     func emptied() { emptiedCount.withLock { $0 += 1 } }
 
-    /// Lines were handed on (on the reader's queue). Returns true when the reader is now
+    /// Lines were handed on (on the watcher's thread). Returns true when the reader is now
     /// suspended and must stop reading.
     func produced(_ count: Int) -> Bool {
         state.withLock { state in
             state.waiting += count
             guard state.waiting >= Self.high, !state.suspended, !state.ended else { return false }
             state.suspended = true
-            source?.suspend()
+            source?.pause()
             return true
         }
     }
@@ -161,9 +162,9 @@ final class LineFlow: @unchecked Sendable {
     }
 }
 
-/// Splits bytes into lines; used only on its reader's serial queue.
+/// Splits bytes into lines; used only on the watcher's thread.
 final class LineSplitter: @unchecked Sendable {
-    // Invariant: only touched from one serial dispatch queue.
+    // Invariant: only touched from the ``DescriptorWatcher``'s thread.
     private var pending: [UInt8] = []
     private var discarding = false
     private let maximumLineLength: Int
@@ -193,18 +194,4 @@ final class LineSplitter: @unchecked Sendable {
         if discarding { return .tooLong }
         return pending.isEmpty ? nil : .line(Substring(decoding: pending, as: UTF8.self))
     }
-}
-
-/// Holds a dispatch source so that any thread (a stream's termination handler, a deinit, a timer)
-/// can cancel or resume it.
-public final class SourceCancellation: @unchecked Sendable {
-    // Invariant: only `cancel()` and `resume()` are called from other threads; both are thread-safe
-    // in Dispatch, and `resume()` only balances a `suspend()`.
-    private let source: any DispatchSourceProtocol
-    public init(_ source: any DispatchSourceProtocol) { self.source = source }
-    public func cancel() { source.cancel() }
-    /// Suspends the source (balanced by a later ``resume()``).
-    public func suspend() { source.suspend() }
-    /// Resumes the source after a ``suspend()``.
-    public func resume() { source.resume() }
 }

@@ -8,8 +8,9 @@
 #   deploy/arm64/suite.sh [ci|full|SUITE...]
 #
 #   ci      (default, or SWITCHBOARD_ARM64_SUITE=ci) the suites that fit a CI run: the MQTT round
-#           trip, extension hosting, the fleet, the CLI against a daemon, the README's tour and
-#           HomeKit's cryptography, TLV8, pairing and frames
+#           trip, extension hosting, the fleet, the CLI against a daemon, the README's tour, the
+#           descriptor watcher (readers coming and going on many threads) and HomeKit's
+#           cryptography, TLV8, pairing and frames
 #   full    (or SWITCHBOARD_ARM64_SUITE=full) every suite of the bundle
 #   SUITE   suites by name (MQTTEndToEndTests, or Module.Suite)
 #   parallel   every suite in one process, in parallel, as `swift test` runs them (under the same
@@ -42,7 +43,7 @@ bundle=$bin/SwitchboardPackageTests.xctest
 # known-answer tests of its cryptography, TLV8, pair-setup and pair-verify, the session frames, the
 # setup URI and its QR code (zbarimg's reading is skipped there: the root has no zbar-tools), the
 # bridge's accessory ids and its homekit block).
-ci_suites=(MQTTEndToEndTests ExtensionHostingTests FleetTests DaemonEndToEndTests ReadmeExampleTests
+ci_suites=(MQTTEndToEndTests ExtensionHostingTests FleetTests DaemonEndToEndTests ReadmeExampleTests DescriptorWatcherTests
     CryptoKnownAnswerTests SRPKnownAnswerTests TLV8Tests PairSetupTests PairVerifyTests HAPFrameTests
     HAPSetupPayloadTests QRCodeTests HomeKitAccessoryMapTests HomeKitSettingsTests)
 

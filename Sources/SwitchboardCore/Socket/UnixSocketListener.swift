@@ -8,9 +8,8 @@ import Glibc
 /// file descriptors. The socket file is created with mode 0660 (owner and group may connect).
 public final class UnixSocketListener: Sendable {
     public let path: String
-    private let descriptor: Int32
     private let connections: AsyncStream<Int32>
-    private let source: SourceCancellation
+    private let watch: DescriptorWatch
 
     /// How long accepting pauses when the process is short of file descriptors.
     static let descriptorBackoff = DispatchTimeInterval.milliseconds(100)
@@ -54,28 +53,29 @@ public final class UnixSocketListener: Sendable {
             SystemCall.close(descriptor)
             throw SocketError(path: path, reason: "cannot listen: \(error.message); check that its folder exists and is writable by this user")
         }
-        self.descriptor = descriptor
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        let queue = DispatchQueue(label: "switchboard.socket.accept")
+        self.connections = stream
+        guard let watcher = DescriptorWatcher.shared else {
+            SystemCall.close(descriptor)
+            throw SocketError(path: path, reason: "cannot be watched: no file descriptor left for the watcher's pipe; raise the open-file limit (LimitNOFILE=)")
+        }
         let logged = Locked<ContinuousClock.Instant?>(nil)
         let headroom = DescriptorHeadroom()
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        source.setEventHandler {
-            Self.acceptPending(descriptor, into: continuation, source: source, queue: queue, headroom: headroom, logged: logged, log: log)
-        }
-        source.setCancelHandler { continuation.finish() }
-        source.resume()
-        self.source = SourceCancellation(source)
-        self.connections = stream
+        watch = watcher.watch(descriptor, readable: { watch in
+            Self.acceptPending(descriptor, into: continuation, watch: watch, headroom: headroom, logged: logged, log: log)
+        }, cancelled: {
+            SystemCall.close(descriptor)
+            continuation.finish()
+        })
     }
 
-    /// Accepts the connections waiting (`accept4`), on the source's queue: goes on after one that
-    /// was aborted before it was accepted, stops when none is left, and pauses (the source
-    /// suspended for ``descriptorBackoff``) while no more than ``descriptorHeadroom`` descriptors
-    /// are free, or when `accept` finds none.
+    /// Accepts the connections waiting (`accept4`), on the descriptor watcher's thread: goes on
+    /// after one that was aborted before it was accepted, stops when none is left, and pauses (the
+    /// watch paused for ``descriptorBackoff``) while no more than ``descriptorHeadroom``
+    /// descriptors are free, or when `accept` finds none.
     private static func acceptPending(
-        _ descriptor: Int32, into continuation: AsyncStream<Int32>.Continuation, source: any DispatchSourceRead,
-        queue: DispatchQueue, headroom: DescriptorHeadroom, logged: Locked<ContinuousClock.Instant?>, log: @Sendable (String) -> Void
+        _ descriptor: Int32, into continuation: AsyncStream<Int32>.Continuation, watch: DescriptorWatch,
+        headroom: DescriptorHeadroom, logged: Locked<ContinuousClock.Instant?>, log: @Sendable (String) -> Void
     ) {
         // The connection waits in the backlog and the socket stays readable, so accepting stops
         // watching it for a moment instead of spinning.
@@ -86,9 +86,8 @@ public final class UnixSocketListener: Sendable {
             }) {
                 log("socket: \(reason); accepting pauses 100 ms at a time until more are free (raise the daemon's open-file limit, LimitNOFILE=, if this goes on)")
             }
-            source.suspend()
-            let suspended = SourceCancellation(source)
-            queue.asyncAfter(deadline: .now() + Self.descriptorBackoff) { suspended.resume() }
+            watch.pause()
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.descriptorBackoff) { watch.resume() }
         }
         while true {
             if let free = headroom.free(), free <= descriptorHeadroom {
@@ -109,8 +108,8 @@ public final class UnixSocketListener: Sendable {
     }
 
     deinit {
-        source.cancel()
-        SystemCall.close(descriptor)
+        // The descriptor is closed by the watch's cancellation, once the watcher no longer polls it.
+        watch.cancel()
         try? SystemCall.unlink(path)
     }
 
@@ -118,7 +117,7 @@ public final class UnixSocketListener: Sendable {
     public var accepted: AsyncStream<Int32> { connections }
 
     /// Stops accepting.
-    public func stop() { source.cancel() }
+    public func stop() { watch.cancel() }
 }
 
 /// The local socket could not be set up.

@@ -1,0 +1,116 @@
+import Foundation
+import SwitchboardSupport
+import SwitchboardTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's descriptor watcher: handlers only while watched and not paused, the cancellation
+/// once and after the last handler, and readers that come and go from many threads at once
+/// (which is what stopped the daemon with `SIGSEGV` in libdispatch's event thread).
+@Suite(.timeLimit(.minutes(3)))
+struct DescriptorWatcherTests {
+    /// What one watch saw, in order: "readable" (after reading the pipe empty) and "cancelled".
+    final class Record: Sendable {
+        let events = Locked<[String]>([])
+        func add(_ event: String) { events.withLock { $0.append(event) } }
+        var readableCount: Int { events.withLock { $0.filter { $0 == "readable" }.count } }
+    }
+
+    static func drain(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while let count = try? SystemCall.readIfReady(descriptor, into: &buffer), count > 0 {}
+    }
+
+    @Test func aPausedWatchIsNotServedAndACancelledOneNeverAgain() async throws {
+        let ends = try SystemCall.pipe()
+        defer { close(ends.write) }
+        try SystemCall.setNonBlocking(ends.read)
+        let watcher = try #require(DescriptorWatcher.shared)
+        let record = Record()
+        let watch = watcher.watch(ends.read, paused: true, readable: { _ in
+            Self.drain(ends.read)
+            record.add("readable")
+        }, cancelled: {
+            record.add("cancelled")
+            close(ends.read)
+        })
+        try SystemCall.writeAll(Array("one\n".utf8), to: ends.write)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(record.readableCount == 0, "a watch made paused is not served while it is")
+
+        watch.resume()
+        let probe = Probe(0)
+        #expect(await probe.wait(timeout: .seconds(10)) { _ in record.readableCount == 1 } != nil, "resumed, it is served")
+
+        watch.pause()
+        try SystemCall.writeAll(Array("two\n".utf8), to: ends.write)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(record.readableCount == 1, "paused again, the new line waits")
+
+        watch.resume()
+        #expect(await probe.wait(timeout: .seconds(10)) { _ in record.readableCount == 2 } != nil)
+
+        watch.cancel()
+        watch.cancel()
+        #expect(await probe.wait(timeout: .seconds(10)) { _ in record.events.withLock { $0.last } == "cancelled" } != nil)
+        // The descriptor number is closed now and may be reused by anyone: nothing of this
+        // watch's runs again, whatever becomes readable.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(record.events.withLock { $0 } == ["readable", "readable", "cancelled"])
+    }
+
+    @Test func readersThatComeAndGoOnManyThreadsAllGetTheirLines() async throws {
+        // Each task: a pipe, a reader on it, lines written and the writer closed, the lines
+        // read to the end, which cancels the watch; many of them at once, over and over.
+        let tasks = 8, rounds = 250
+        let results = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<rounds {
+                        guard let ends = try? SystemCall.pipe() else { wrong += 1; continue }
+                        let lines = FileDescriptorLines(descriptor: ends.read)
+                        close(ends.read)
+                        let expected = (0..<3).map { "task \(task) round \(round) line \($0)" }
+                        try? SystemCall.writeAll(Array(expected.map { $0 + "\n" }.joined().utf8), to: ends.write)
+                        close(ends.write)
+                        var seen: [String] = []
+                        for await line in lines {
+                            if case .line(let text) = line { seen.append(String(text)) }
+                        }
+                        if seen != expected { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            var all: [Int] = []
+            for await wrong in group { all.append(wrong) }
+            return all
+        }
+        #expect(results == Array(repeating: 0, count: tasks), "every reader got exactly its lines, then the end")
+    }
+
+    @Test func aReaderThatStopsEarlyClosesItsDescriptor() async throws {
+        let ends = try SystemCall.pipe()
+        defer { close(ends.write) }
+        let lines = FileDescriptorLines(descriptor: ends.read)
+        close(ends.read)
+        try SystemCall.writeAll(Array("one\n".utf8), to: ends.write)
+        var iterator = lines.makeAsyncIterator()
+        #expect(await iterator.next() == .line("one"))
+        // The reader's own duplicate is the only reading end left: once its watch is cancelled
+        // and has closed it, the writing end polls as in error (no reader).
+        lines.stop()
+        #expect(await iterator.next() == nil)
+        let noReader = { () -> Bool in
+            var descriptor = [pollfd(fd: ends.write, events: Int16(POLLOUT), revents: 0)]
+            _ = try? SystemCall.poll(&descriptor, timeout: 0)
+            return descriptor[0].revents & Int16(POLLERR) != 0
+        }
+        let probe = Probe(0)
+        #expect(await probe.wait(timeout: .seconds(10)) { _ in noReader() } != nil,
+                "the reader's descriptor was closed by its cancellation")
+    }
+}
