@@ -34,6 +34,12 @@ port=$(sed -n 's/^switchboard: mosquitto on 127.0.0.1:\([0-9]*\),.*/\1/p' "$log"
 [[ -n $port ]] || fail "run-sample.sh did not say which port its broker is on"
 ok "the daemon answers on .switchboard/switchboard.sock; the broker is on 127.0.0.1:$port"
 
+# The sample's hosted extension (home-controls) is started by the daemon and lists its controls.
+for _ in $(seq 100); do grep -q "extension home: running" "$log" && break; sleep 0.2; done
+grep -q "extension home: running" "$log" || fail "the sample's extension (home) did not start and list its controls within 20 s"
+[[ $(cli gallery) == *"com.switchboard.example.Sprinkler"* ]] || fail "the gallery has no control of the extension's: $(cli gallery)"
+ok "the sample's extension runs and its controls are in the gallery"
+
 password() { cat ".switchboard/broker/$1.password"; }
 sub() { # USER TOPIC: the first message on TOPIC, as USER
     mosquitto_sub -h 127.0.0.1 -p "$port" -u "$1" -P "$(password "$1")" -t "$2" -C 1 -W 5 2>&1 || true

@@ -73,6 +73,17 @@ echo "  ok    switchboardd --version: $version"
 "$bin/switchboard" check devices.json --simulate || fail "switchboard check devices.json --simulate failed on the sample"
 echo "  ok    switchboard check devices.json --simulate"
 
+# The daemon starts its extension with a clean environment, so without QEMU_LD_PREFIX: for that
+# arm64 program qemu-aarch64 looks for the loader under its built-in prefix (Debian's
+# /etc/qemu-binfmt/aarch64), pointed at the same root while this stage runs.
+prefix=/etc/qemu-binfmt/aarch64
+if [[ ! -e $prefix ]]; then
+    mkdir -p "$(dirname "$prefix")"
+    ln -s "$QEMU_LD_PREFIX" "$prefix"
+    stage_temporary_files+=("$prefix")
+fi
+[[ -e $prefix/lib/ld-linux-aarch64.so.1 ]] ||
+    fail "$prefix has no lib/ld-linux-aarch64.so.1: qemu-aarch64 could not start the daemon's extension (point it at an arm64 root, or remove it)"
 SWITCHBOARD_BIN=$bin SWITCHBOARD_SAMPLE_LABEL="arm64, qemu-user" bash deploy/run-sample-test.sh
 
 # The test bundle on arm64: suite by suite, each test after the other, under a watchdog that
