@@ -34,6 +34,16 @@ struct BrokerIdentityTests {
                                                            "-t", topic, "-C", "1", "-W", "1"]).stdout
     }
 
+    /// The node's retained discovery on `topic`: it publishes it once connected, so read until
+    /// it is there (20 reads of up to a second each).
+    func nodesOwnDiscovery(_ broker: MosquittoBroker, _ topic: String) async -> String {
+        var own = ""
+        for _ in 0..<20 where !own.contains("switchboard_garage-pi_porch_light") {
+            own = await retained(broker, topic)
+        }
+        return own
+    }
+
     func publish(_ broker: MosquittoBroker, as user: String, _ topic: String, _ payload: String, clientID: String? = nil) async {
         let published = await broker.publish(["-u", user, "-P", Self.users[user]!, "-q", "1", "-r", "-t", topic, "-m", payload] + (clientID.map { ["-i", $0] } ?? []))
         #expect(published.status == 0, "mosquitto_pub as \(user): \(published.stderr)")
@@ -74,7 +84,7 @@ struct BrokerIdentityTests {
         let broker = try await broker()
         _ = try await node(broker)
         let topic = "homeassistant/light/garage-pi/porch/config"
-        let own = await retained(broker, topic)
+        let own = await nodesOwnDiscovery(broker, topic)
         #expect(own.contains("switchboard_garage-pi_porch_light"), "the node's own porch light: \(own)")
         let forged = #"{"name":"Porch","unique_id":"switchboard_garage-pi_porch_light","command_topic":"switchboard/garage-pi/controls/garage/set","payload_on":"PRESS"}"#
         await publish(broker, as: "zigbee2mqtt", topic, forged)
@@ -89,7 +99,7 @@ struct BrokerIdentityTests {
         let broker = try await broker()
         let daemon = try await node(broker)
         let topic = "homeassistant/light/garage-pi/porch/config"
-        let own = await retained(broker, topic)
+        let own = await nodesOwnDiscovery(broker, topic)
         #expect(own.contains("switchboard_garage-pi_porch_light"), "the node's own porch light: \(own)")
         // Home Assistant's user may write discovery (it clears a deleted device's): a forged entity
         // and a forged extra one under the node's id.
