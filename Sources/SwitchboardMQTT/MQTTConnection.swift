@@ -68,6 +68,9 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
         var messageContinuation: AsyncStream<MQTTMessage>.Continuation
         var events: AsyncStream<MQTTConnectionEvent>
         var eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+        /// Messages that arrived after ``renewStreams()`` and before the next handler was set,
+        /// held for that handler (nil: none is awaited).
+        var held: [MQTTMessage]?
 
         init() {
             (messages, messageContinuation) = AsyncStream<MQTTMessage>.makeStream(bufferingPolicy: .unbounded)
@@ -253,21 +256,42 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
     }
 
     /// Ends the current ``messages`` and ``events`` streams and starts new ones, for a new reader
-    /// taking the connection over: what arrives from now on goes to the new streams. The message
-    /// handler, if any, is removed.
+    /// taking the connection over: events from now on go to the new stream. The message handler,
+    /// if any, is removed, and the messages that arrive from now on are held for the next one
+    /// (``setMessageHandler(_:)``), which takes them first, in order, before any newer one: a
+    /// message that came during the hand-over is never handled after one that came later.
+    /// (At most ``maximumHeldMessages``; what comes beyond is dropped. The next reader
+    /// subscribes again, and the broker sends what it keeps retained again then.)
     public func renewStreams() {
         messageHandler.set(nil)
         let old = streams.withLock { streams in
-            defer { streams = Streams() }
+            defer {
+                streams = Streams()
+                streams.held = []
+            }
             return streams
         }
         old.messageContinuation.finish()
         old.eventContinuation.finish()
     }
 
+    /// How many messages ``renewStreams()`` holds for the next handler at most.
+    public static let maximumHeldMessages = 65_536
+
     /// Sets (or removes, with nil) the handler that takes messages on the connection's thread.
+    /// It is set there, between two deliveries: a handler set after ``renewStreams()`` is first
+    /// given the messages held since, in order, then each new one. What it declines (and, with
+    /// nil, what was held) goes to ``messages``.
     public func setMessageHandler(_ handler: MessageHandler?) {
-        messageHandler.set(handler)
+        loop.execute { [self] in
+            let held = streams.withLock { streams -> [MQTTMessage] in
+                defer { streams.held = nil }
+                return streams.held ?? []
+            }
+            messageHandler.set(handler)
+            let continuation = messageContinuation
+            for message in held where handler?(message) != true { continuation.yield(message) }
+        }
     }
 
     /// Whether ``start()`` was called.
@@ -337,8 +361,20 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
         }
         guard !messages.isEmpty else { return }
         let handler = messageHandler.callback
+        if handler == nil, hold(messages) { return }
         let continuation = messageContinuation
         for message in messages where handler?(message) != true { continuation.yield(message) }
+    }
+
+    /// Holds `messages` for the handler a hand-over awaits; false when none is awaited.
+    private func hold(_ messages: [MQTTMessage]) -> Bool {
+        streams.withLock { streams in
+            guard var held = streams.held else { return false }
+            streams.held = nil
+            held.append(contentsOf: messages.prefix(max(0, Self.maximumHeldMessages - held.count)))
+            streams.held = held
+            return true
+        }
     }
 
     /// The reconnect delay is over: the thread tries again.

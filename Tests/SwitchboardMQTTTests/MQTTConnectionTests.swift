@@ -91,6 +91,45 @@ struct MQTTConnectionTests {
         a.stop()
     }
 
+    /// A reload hands the connection to the next configuration's bridge (`renewStreams`): what
+    /// arrives before that bridge sets its handler is held for it, and the handler takes those
+    /// first, in order, then the newer ones, while another client keeps publishing throughout.
+    /// (Before, they went to `messages`, read by a task of the bridge's while the connection's
+    /// thread handed newer ones to the handler: an older state could be handled after a newer.)
+    @Test func aHandOverHoldsWhatArrivesForTheNextHandlerAndItTakesThemFirst() async throws {
+        let broker = try await MosquittoBroker()
+        let a = try client(broker, id: "a"), b = try client(broker, id: "b")
+        var events = a.events.makeAsyncIterator(), bEvents = b.events.makeAsyncIterator()
+        a.subscribe("load/#", qos: 1)
+        a.start()
+        b.start()
+        #expect(await events.next() == .connected)
+        #expect(await bEvents.next() == .connected)
+        a.renewStreams()
+        let publishing = Task {
+            for index in 0..<400 {
+                b.publish(MQTTMessage(topic: "load/taken", text: String(index), qos: 1))
+                if index == 199 { try? await Task.sleep(for: .milliseconds(300)) }
+            }
+            b.publish(MQTTMessage(topic: "load/passed", text: "last", qos: 1))
+        }
+        // Set while the first 200 have arrived (held) and the rest are coming.
+        try await Task.sleep(for: .milliseconds(200))
+        let taken = Locked<[String]>([])
+        a.setMessageHandler { message in
+            guard message.topic == "load/taken" else { return false }
+            taken.withLock { $0.append(message.text ?? "") }
+            return true
+        }
+        await publishing.value
+        var messages = a.messages.makeAsyncIterator()
+        #expect(await messages.next() == MQTTMessage(topic: "load/passed", text: "last", qos: 1, retain: false),
+                "the one message the handler declines is the first on messages: none of those it takes went there")
+        #expect(taken.withLock { $0 } == (0..<400).map(String.init))
+        a.stop()
+        b.stop()
+    }
+
     /// Publishes from several threads at once while the connection's thread reads (and holds the
     /// connection): each publisher's messages all go out, in its order, none left in the outbox.
     @Test func publishesFromManyThreadsWhileReadingAllGoOutInOrder() async throws {
