@@ -67,26 +67,15 @@ struct DescriptorWatcherTests {
         #expect(record.events.withLock { $0 } == ["readable", "readable", "cancelled"])
     }
 
-    @Test func readersThatComeAndGoOnManyThreadsAllGetTheirLines() async throws {
-        // Each task: a pipe, a reader on it, lines written and the writer closed, the lines
-        // read to the end, which cancels the watch; many of them at once, over and over.
-        let tasks = 8, rounds = 250
-        let results = await withTaskGroup(of: Int.self) { group in
+    /// Runs `round` `rounds` times over on each of `tasks` tasks at once; each task's count is
+    /// how many of its rounds went wrong (`round` returned false).
+    static func wrongRounds(tasks: Int, rounds: Int, _ round: @escaping @Sendable (_ task: Int, _ round: Int) async -> Bool) async -> [Int] {
+        await withTaskGroup(of: Int.self) { group in
             for task in 0..<tasks {
                 group.addTask {
                     var wrong = 0
-                    for round in 0..<rounds {
-                        guard let ends = try? SystemCall.pipe() else { wrong += 1; continue }
-                        let lines = FileDescriptorLines(descriptor: ends.read)
-                        close(ends.read)
-                        let expected = (0..<3).map { "task \(task) round \(round) line \($0)" }
-                        try? SystemCall.writeAll(Array(expected.map { $0 + "\n" }.joined().utf8), to: ends.write)
-                        close(ends.write)
-                        var seen: [String] = []
-                        for await line in lines {
-                            if case .line(let text) = line { seen.append(String(text)) }
-                        }
-                        if seen != expected { wrong += 1 }
+                    for index in 0..<rounds {
+                        if await !round(task, index) { wrong += 1 }
                     }
                     return wrong
                 }
@@ -95,7 +84,25 @@ struct DescriptorWatcherTests {
             for await wrong in group { all.append(wrong) }
             return all
         }
-        #expect(results == Array(repeating: 0, count: tasks), "every reader got exactly its lines, then the end")
+    }
+
+    @Test func readersThatComeAndGoOnManyThreadsAllGetTheirLines() async throws {
+        // Each task: a pipe, a reader on it, lines written and the writer closed, the lines
+        // read to the end, which cancels the watch; many of them at once, over and over.
+        let results = await Self.wrongRounds(tasks: 8, rounds: 250) { task, round in
+            guard let ends = try? SystemCall.pipe() else { return false }
+            let lines = FileDescriptorLines(descriptor: ends.read)
+            close(ends.read)
+            let expected = (0..<3).map { "task \(task) round \(round) line \($0)" }
+            try? SystemCall.writeAll(Array(expected.map { $0 + "\n" }.joined().utf8), to: ends.write)
+            close(ends.write)
+            var seen: [String] = []
+            for await line in lines {
+                if case .line(let text) = line { seen.append(String(text)) }
+            }
+            return seen == expected
+        }
+        #expect(results == Array(repeating: 0, count: 8), "every reader got exactly its lines, then the end")
     }
 
     @Test func aReaderThatStopsEarlyClosesItsDescriptor() async throws {
@@ -123,64 +130,43 @@ struct DescriptorWatcherTests {
     @Test func readersTornDownWhileTheirDescriptorsAreBusy() async throws {
         // Like an extension that dies: its output and error pipes end at the same moment, while a
         // third reader (a CLI client's) is stopped with lines still coming; on many tasks at once.
-        let tasks = 16, rounds = 150
-        let results = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<tasks {
-                group.addTask {
-                    var wrong = 0
-                    for _ in 0..<rounds {
-                        guard let out = try? SystemCall.pipe(), let err = try? SystemCall.pipe(), let busy = try? SystemCall.pipe() else { wrong += 1; continue }
-                        let outLines = FileDescriptorLines(descriptor: out.read), errLines = FileDescriptorLines(descriptor: err.read)
-                        let busyLines = FileDescriptorLines(descriptor: busy.read)
-                        close(out.read); close(err.read); close(busy.read)
-                        try? SystemCall.writeAll(Array("a\nb\n".utf8), to: out.write)
-                        try? SystemCall.writeAll(Array("c\n".utf8), to: err.write)
-                        try? SystemCall.writeAll(Array(String(repeating: "x\n", count: 50).utf8), to: busy.write)
-                        close(out.write); close(err.write)
-                        busyLines.stop()
-                        close(busy.write)
-                        async let o = outLines.reduce(0) { count, _ in count + 1 }
-                        async let e = errLines.reduce(0) { count, _ in count + 1 }
-                        let (outCount, errCount) = await (o, e)
-                        if outCount != 2 || errCount != 1 { wrong += 1 }
-                    }
-                    return wrong
-                }
-            }
-            var all: [Int] = []
-            for await wrong in group { all.append(wrong) }
-            return all
+        let results = await Self.wrongRounds(tasks: 16, rounds: 150) { _, _ in
+            guard let out = try? SystemCall.pipe(), let err = try? SystemCall.pipe(), let busy = try? SystemCall.pipe() else { return false }
+            let outLines = FileDescriptorLines(descriptor: out.read), errLines = FileDescriptorLines(descriptor: err.read)
+            let busyLines = FileDescriptorLines(descriptor: busy.read)
+            close(out.read); close(err.read); close(busy.read)
+            try? SystemCall.writeAll(Array("a\nb\n".utf8), to: out.write)
+            try? SystemCall.writeAll(Array("c\n".utf8), to: err.write)
+            try? SystemCall.writeAll(Array(String(repeating: "x\n", count: 50).utf8), to: busy.write)
+            close(out.write); close(err.write)
+            busyLines.stop()
+            close(busy.write)
+            async let o = outLines.reduce(0) { count, _ in count + 1 }
+            async let e = errLines.reduce(0) { count, _ in count + 1 }
+            let (outCount, errCount) = await (o, e)
+            return outCount == 2 && errCount == 1
         }
-        #expect(results == Array(repeating: 0, count: tasks))
+        #expect(results == Array(repeating: 0, count: 16))
     }
+
     @Test func childrenThatDieAtOnceWhileOtherReadersComeAndGo() async throws {
         // An extension that cannot start: spawned with its output and error on pipes, it writes a
         // line to each and exits; many at once, with readers coming and going beside them.
-        let tasks = 6, rounds = 40
-        let results = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<tasks {
-                group.addTask {
-                    var wrong = 0
-                    for _ in 0..<rounds {
-                        guard let input = try? SystemCall.pipe(), let out = try? SystemCall.pipe(), let err = try? SystemCall.pipe() else { wrong += 1; continue }
-                        let outLines = FileDescriptorLines(descriptor: out.read), errLines = FileDescriptorLines(descriptor: err.read)
-                        let spawned = ProcessSpawn.spawnIsolated("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], standardInput: input.read,
-                                                                 standardOutput: out.write, standardError: err.write, environment: ["PATH=/usr/bin:/bin"], limits: [])
-                        close(input.read); close(input.write); close(out.write); close(err.write)
-                        async let o = outLines.reduce(0) { count, _ in count + 1 }
-                        async let e = errLines.reduce(0) { count, _ in count + 1 }
-                        let (outCount, errCount) = await (o, e)
-                        close(out.read); close(err.read)
-                        if case .success(let pid) = spawned { var status: Int32 = 0; waitpid(pid, &status, 0) } else { wrong += 1 }
-                        if outCount != 1 || errCount != 1 { wrong += 1 }
-                    }
-                    return wrong
-                }
-            }
-            var all: [Int] = []
-            for await wrong in group { all.append(wrong) }
-            return all
+        let results = await Self.wrongRounds(tasks: 6, rounds: 40) { _, _ in
+            guard let input = try? SystemCall.pipe(), let out = try? SystemCall.pipe(), let err = try? SystemCall.pipe() else { return false }
+            let outLines = FileDescriptorLines(descriptor: out.read), errLines = FileDescriptorLines(descriptor: err.read)
+            let spawned = ProcessSpawn.spawnIsolated("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], standardInput: input.read,
+                                                     standardOutput: out.write, standardError: err.write, environment: ["PATH=/usr/bin:/bin"], limits: [])
+            close(input.read); close(input.write); close(out.write); close(err.write)
+            async let o = outLines.reduce(0) { count, _ in count + 1 }
+            async let e = errLines.reduce(0) { count, _ in count + 1 }
+            let (outCount, errCount) = await (o, e)
+            close(out.read); close(err.read)
+            guard case .success(let pid) = spawned else { return false }
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            return outCount == 1 && errCount == 1
         }
-        #expect(results == Array(repeating: 0, count: tasks))
+        #expect(results == Array(repeating: 0, count: 6))
     }
 }
