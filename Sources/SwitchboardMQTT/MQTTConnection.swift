@@ -369,10 +369,8 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
     /// Holds `messages` for the handler a hand-over awaits; false when none is awaited.
     private func hold(_ messages: [MQTTMessage]) -> Bool {
         streams.withLock { streams in
-            guard var held = streams.held else { return false }
-            streams.held = nil
-            held.append(contentsOf: messages.prefix(max(0, Self.maximumHeldMessages - held.count)))
-            streams.held = held
+            guard let count = streams.held?.count else { return false }
+            streams.held?.append(contentsOf: messages.prefix(max(0, Self.maximumHeldMessages - count)))
             return true
         }
     }

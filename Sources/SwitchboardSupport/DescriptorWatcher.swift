@@ -20,7 +20,7 @@ import Glibc
 /// ready and returns; a descriptor still readable after it returned is served again on the next
 /// turn, after the others.
 public final class DescriptorWatcher: Sendable {
-    // Invariant: `watches` is only touched under its lock; handlers and cancellations run only on
+    // Invariant: `state` is only touched under its lock; handlers and cancellations run only on
     // the watcher's thread, one at a time.
     private struct Entry {
         let descriptor: Int32
@@ -62,10 +62,10 @@ public final class DescriptorWatcher: Sendable {
 
     /// Watches `descriptor` from now on: `readable` runs on the watcher's thread each time it is
     /// readable (or at end of file, or in error), given the watch (to pause or cancel it), until
-    /// the returned watch is cancelled;
-    /// `cancelled` runs there once after that, after the last `readable`. The descriptor stays the
-    /// caller's: the watcher never closes it, and the caller must not close it before
-    /// `cancelled` ran. A watch made `paused` is not polled until ``DescriptorWatch/resume()``.
+    /// the returned watch is cancelled; `cancelled` runs there once after that, after the last
+    /// `readable`. The descriptor stays the caller's: the watcher never closes it, and the caller
+    /// must not close it before `cancelled` ran. A watch made `paused` is not polled until
+    /// ``DescriptorWatch/resume()``.
     public func watch(
         _ descriptor: Int32, paused: Bool = false,
         readable: @escaping @Sendable (DescriptorWatch) -> Void, cancelled: @escaping @Sendable () -> Void
@@ -82,7 +82,7 @@ public final class DescriptorWatcher: Sendable {
 
     func setPaused(_ paused: Bool, _ watch: DescriptorWatch) {
         let changed = state.withLock { state -> Bool in
-            guard state.entries[watch.identifier] != nil, state.entries[watch.identifier]?.paused != paused else { return false }
+            guard let entry = state.entries[watch.identifier], entry.paused != paused else { return false }
             state.entries[watch.identifier]?.paused = paused
             return true
         }

@@ -15,9 +15,10 @@ public enum FileDescriptorLine: Sendable, Equatable {
 /// The lines read from a file descriptor (a pipe, a socket, standard input), as an `AsyncSequence`.
 ///
 /// The process's ``DescriptorWatcher`` reads it when it is readable: nothing polls in a loop, and
-/// an idle reader costs nothing. The sequence ends at end of file, or at once if the descriptor cannot be
-/// watched (no descriptor left to duplicate it: EMFILE). A line longer than `maximumLineLength`
-/// is discarded as it comes and reported as ``FileDescriptorLine/tooLong``; reading goes on.
+/// an idle reader costs nothing. The sequence ends at end of file, or at once if the descriptor
+/// cannot be watched (no descriptor left to duplicate it: EMFILE). A line longer than
+/// `maximumLineLength` is discarded as it comes and reported as ``FileDescriptorLine/tooLong``;
+/// reading goes on.
 ///
 /// Reading keeps pace with the consumer: once 16 lines wait unread, the descriptor is not read
 /// again until only 4 do, so a writer that sends faster than its lines are handled (a client
@@ -79,19 +80,16 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
             SystemCall.close(descriptor)
             continuation.finish()
         })
-        flow.source = watch
-        continuation.onTermination = { _ in
-            flow.end()
-            watch.cancel()
-        }
+        flow.watch = watch
+        // A paused watch is cancelled as well (the watcher forgets it): nothing to resume first.
+        continuation.onTermination = { _ in watch.cancel() }
         watch.resume()
     }
 
     /// Stops reading: the sequence ends after the lines already read, even though the descriptor
     /// is still open at its other end (a writer's child that kept it).
     public func stop() {
-        flow.end()
-        flow.source?.cancel()
+        flow.watch?.cancel()
     }
 
     /// How many times reading found the descriptor empty: everything written to it so far had
@@ -114,15 +112,16 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
     }
 }
 
-/// How many lines wait unread, and whether the reading source is suspended for it.
+/// How many lines wait unread, and whether the reader's watch is paused for it.
 final class LineFlow: @unchecked Sendable {
     static let high = 16
     static let low = 4
-    // Invariant: the counts are only touched under the mutex; `source` is set once, before the
-    // watch first runs, and paused and resumed only under the mutex, in balance.
-    private let state = Locked<(waiting: Int, suspended: Bool, ended: Bool)>((0, false, false))
+    // Invariant: the counts are only touched under the mutex; `watch` is set once, before the
+    // watch first runs, and paused and resumed only under the mutex, in balance. (Once it is
+    // cancelled, pausing and resuming it do nothing.)
+    private let state = Locked<(waiting: Int, suspended: Bool)>((0, false))
     private let emptiedCount = Locked(0)
-    var source: DescriptorWatch?
+    var watch: DescriptorWatch?
 
     var timesEmptied: Int { emptiedCount.withLock { $0 } }
 
@@ -134,9 +133,9 @@ final class LineFlow: @unchecked Sendable {
     func produced(_ count: Int) -> Bool {
         state.withLock { state in
             state.waiting += count
-            guard state.waiting >= Self.high, !state.suspended, !state.ended else { return false }
+            guard state.waiting >= Self.high, !state.suspended else { return false }
             state.suspended = true
-            source?.pause()
+            watch?.pause()
             return true
         }
     }
@@ -147,17 +146,7 @@ final class LineFlow: @unchecked Sendable {
             state.waiting -= 1
             guard state.suspended, state.waiting <= Self.low else { return }
             state.suspended = false
-            source?.resume()
-        }
-    }
-
-    /// The consumer is gone: never suspend again, and resume so that the source can be cancelled.
-    func end() {
-        state.withLock { state in
-            state.ended = true
-            guard state.suspended else { return }
-            state.suspended = false
-            source?.resume()
+            watch?.resume()
         }
     }
 }
