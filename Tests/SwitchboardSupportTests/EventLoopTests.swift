@@ -42,11 +42,13 @@ private final class WeakBox<Value: AnyObject>: @unchecked Sendable {
 /// What a loop serves besides jobs: counts its calls, and asks for a long sleep.
 private final class SleepySource: EventLoopSource {
     let waits = Locked(0)
-    let deadline: ContinuousClock.Instant
-    init(sleep: Duration) { deadline = .now + sleep }
+    let sleep: Duration
+    init(sleep: Duration) { self.sleep = sleep }
+    /// Each wait as long as `sleep` from now: a run slower than `sleep` (a loaded machine) does
+    /// not pass a deadline and count a spin that is not there.
     func nextWait() -> EventLoop.Wait? {
         waits.withLock { $0 += 1 }
-        return EventLoop.Wait(socket: -1, deadline: deadline)
+        return EventLoop.Wait(socket: -1, deadline: .now + sleep)
     }
     func serviceReady(_ ready: Waker.Ready) {}
 }
