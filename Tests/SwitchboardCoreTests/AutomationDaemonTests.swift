@@ -6,7 +6,7 @@ import Testing
 /// switches the hall light on; with the porch light on (its condition) nothing happens; paused,
 /// nothing happens; a reload with the door open fires nothing; a wall button's press runs its
 /// automation; `status` shows each with its last run and why.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct AutomationDaemonTests {
     static let configuration = #"""
     {
@@ -146,7 +146,7 @@ struct AutomationDaemonTests {
 /// A device of another system (a Tasmota plug: a stand-in publishing on a real broker) starts an
 /// automation on the node when its state changes; its retained state, which arrives after the
 /// node started, does not.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct AutomationOverMQTTTests {
     static func configuration(port: Int) -> String {
         #"""

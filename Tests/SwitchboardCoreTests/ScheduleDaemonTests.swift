@@ -6,7 +6,7 @@ import Testing
 /// Schedules on a running daemon, through the CLI: one a few seconds ahead switches a simulated
 /// relay and shows in `status` with its run; a paused one does not fire; a restart keeps the
 /// last run and the pause and fires nothing again.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct ScheduleDaemonTests {
     static let oslo = TimeZone(identifier: "Europe/Oslo")!
 
