@@ -13,22 +13,23 @@ build_only=0
 sanitizers=("$@")
 ((${#sanitizers[@]})) || sanitizers=(address thread)
 source deploy/lib/stages.sh
+# run_part OPTION...: the test bundle in $bin with those options (--filter, --skip). Leak
+# checking is off: the Swift runtime's process-lifetime caches read as leaks at exit.
+run_part() {
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        SWITCHBOARD_BIN_DIR="$bin" "$bin/SwitchboardPackageTests.xctest" --testing-library swift-testing "$@"
+}
 for sanitizer in "${sanitizers[@]}"; do
     stage "sanitizer: build with $sanitizer"
     swift build --build-tests --scratch-path ".build-$sanitizer" --sanitize="$sanitizer"
     ((build_only == 0)) || continue
     stage "sanitizer: suite under $sanitizer"
     bin=$(swift build --scratch-path ".build-$sanitizer" --show-bin-path)
-    # Leak checking is off: the Swift runtime's process-lifetime caches read as leaks at exit.
     # Two test processes at once, the daemon tests and the rest: each has a concurrency pool of
     # its own (as wide as the machine has cores). All 645 tests in one pool under a sanitizer made
     # every task wait behind hundreds of others, and tests of a few seconds came near their time
     # limits (59 s of 60). The second one's output follows the first's.
     other=$(mktemp)
-    run_part() {
-        ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-            SWITCHBOARD_BIN_DIR="$bin" "$bin/SwitchboardPackageTests.xctest" --testing-library swift-testing "$@"
-    }
     run_part --skip SwitchboardCoreTests --skip 'SwitchboardHILTests\.Kernel' > "$other" 2>&1 &
     others=$!
     status=0

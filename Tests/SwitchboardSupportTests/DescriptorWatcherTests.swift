@@ -152,9 +152,10 @@ struct DescriptorWatcherTests {
     @Test func childrenThatDieAtOnceWhileOtherReadersComeAndGo() async throws {
         // An extension that cannot start: spawned with its output and error on pipes, it writes a
         // line to each and exits; many at once, with readers coming and going beside them.
-        // Fewer under a sanitizer: each fork copies the page tables of its shadow memory, and
-        // while it does, the whole test process stalls (240 of them held every other test up for
-        // a minute under ThreadSanitizer, and a button test's presses came out the wrong length).
+        // Fewer under a sanitizer: there a fork is slow and the whole test process stalls while
+        // it runs (likely the copy of the shadow memory's page tables); 240 of them held every
+        // other test up for a minute under ThreadSanitizer, and a button test's presses came out
+        // the wrong length.
         let results = await Self.wrongRounds(tasks: 6, rounds: Sanitizers.active ? 4 : 40) { _, _ in
             guard let input = try? SystemCall.pipe(), let out = try? SystemCall.pipe(), let err = try? SystemCall.pipe() else { return false }
             let outLines = FileDescriptorLines(descriptor: out.read), errLines = FileDescriptorLines(descriptor: err.read)
