@@ -52,6 +52,9 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
     private var happened: [MQTTConnectionEvent] = []
     /// Whether the loop tried the first connect.
     private var attemptedFirst = false
+    /// The goodbye of ``stop(saying:within:)`` while it waits: its message id, and what ends the
+    /// wait (its acknowledgement, or the connection's loss).
+    private var goodbye: (mid: Int32, settled: AsyncStream<Bool>.Continuation)?
     /// The loop that serves the connection: to stop, or to watch for writability, it is woken.
     public let loop: EventLoop
     /// Whether the connection made its loop (and stops it with itself).
@@ -159,7 +162,7 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
     public func stop() {
         withConnection {
             retryWait?.cancel()
-            // What was published before stopping (the goodbye) goes out first.
+            // What was published before stopping goes out first.
             _ = flushOutbox()
             stopped = true
             if isConnected {
@@ -168,6 +171,57 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
             }
             isConnected = false
         }
+        finish()
+    }
+
+    /// Publishes `goodbye` (QoS 1: the node's last word, its will's text), waits until the broker
+    /// acknowledged it, then disconnects and stops reconnecting as ``stop()`` does.
+    ///
+    /// A goodbye published and followed by a DISCONNECT at once can be lost: libmosquitto keeps
+    /// at most 20 QoS 1 messages in flight and queues the rest, and a DISCONNECT does not wait for
+    /// the queue (after a reconnect, when the node republishes its state, the window is full). So
+    /// the loop goes on serving the connection until the broker acknowledged the goodbye. If it
+    /// did not within `limit` (on the configuration's clock), or the connection is lost meanwhile,
+    /// the socket is closed without a DISCONNECT: the broker then publishes the will, the same
+    /// word. While disconnected nothing is published; the broker has the will already.
+    public func stop(saying goodbye: MQTTMessage, within limit: Duration) async {
+        let (settled, continuation) = AsyncStream<Bool>.makeStream()
+        let waiting = withConnection { () -> Bool in
+            guard !stopped, isConnected else { return false }
+            _ = flushOutbox()
+            guard let mid = try? Libmosquitto.publish(handle, topic: goodbye.topic, payload: goodbye.payload, qos: 1, retain: goodbye.retain) else { return false }
+            self.goodbye = (mid, continuation)
+            return true
+        }
+        guard waiting else {
+            stop()
+            return
+        }
+        loop.wake()
+        let clock = configuration.clock
+        let acknowledged = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await settled.first { _ in true } ?? false }
+            group.addTask {
+                try? await clock.sleep(for: limit)
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+        withConnection {
+            self.goodbye = nil
+            guard !acknowledged, !stopped else { return }
+            // Not confirmed: the connection ends without a DISCONNECT, so that the will says it.
+            retryWait?.cancel()
+            stopped = true
+            if isConnected, Libmosquitto.socket(handle) >= 0 { try? SystemCall.shutdown(Libmosquitto.socket(handle)) }
+            isConnected = false
+        }
+        stop()
+    }
+
+    /// Lets the loop go (or wakes it to find the connection stopped) and ends the streams.
+    private func finish() {
         if ownsLoop { loop.stop() } else { loop.wake() }
         messageContinuation.finish()
         eventContinuation.finish()
@@ -437,6 +491,7 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
     }
 
     private func lost(_ reason: String, first: Bool) {
+        goodbye?.settled.yield(false)
         attached = false
         housekeepingAt = nil
         isConnected = false
@@ -485,6 +540,7 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
     /// A publish was acknowledged (QoS 1) or sent (QoS 0), with the broker's reason code (MQTT 5;
     /// always 0 under 3.1.1, where a broker cannot say no).
     fileprivate func didPublish(_ mid: Int32, reason: Int32) {
+        if let goodbye, goodbye.mid == mid { goodbye.settled.yield(true) }
         let topic = unacknowledged.removeValue(forKey: mid)
         guard reason >= 0x80, let topic else { return }
         happened.append(.publishRefused(topic: topic, reason: Libmosquitto.reasonString(reason)))

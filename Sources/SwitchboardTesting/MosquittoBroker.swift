@@ -145,6 +145,17 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Stops the broker: SIGTERM, SIGKILL if it has not ended after 5 s.
+    /// Freezes the broker (`SIGSTOP`): it keeps its connections but reads and answers nothing
+    /// until ``resume()``.
+    public func pause() {
+        if let pid = process?.pid { Glibc.kill(pid, SIGSTOP) }
+    }
+
+    /// Lets a paused broker go on (`SIGCONT`): it reads what came meanwhile.
+    public func resume() {
+        if let pid = process?.pid { Glibc.kill(pid, SIGCONT) }
+    }
+
     public func stop() async {
         let process = self.process
         self.process = nil

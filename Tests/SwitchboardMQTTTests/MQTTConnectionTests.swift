@@ -132,6 +132,43 @@ struct MQTTConnectionTests {
         b.stop()
     }
 
+    /// A goodbye right after a burst is still said: libmosquitto keeps 20 QoS 1 messages in
+    /// flight and queues the rest, and a DISCONNECT sent at once left the goodbye in that queue
+    /// (the node's "offline" after a reconnect, when it republishes its state). The observer sees
+    /// the goodbye itself, after every message of the burst.
+    @Test func aGoodbyeAfterABurstIsSaidAfterTheBurst() async throws {
+        let broker = try await MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "node/#")
+        let node = try client(broker, id: "node", will: MQTTMessage(topic: "node/status", text: "offline (will)", qos: 1, retain: true))
+        var events = node.events.makeAsyncIterator()
+        node.start()
+        #expect(await events.next() == .connected)
+        for index in 0..<300 { node.publish(MQTTMessage(topic: "node/state", text: String(index), qos: 1)) }
+        await node.stop(saying: MQTTMessage(topic: "node/status", text: "offline", qos: 1, retain: true), within: .seconds(10))
+        let status = await observer.waitFor("node/status")
+        #expect(status?.text == "offline", "the goodbye itself, not the will")
+        #expect(observer.messages.filter { $0.topic == "node/state" }.map(\.text) == (0..<300).map(String.init))
+    }
+
+    /// A broker that does not acknowledge the goodbye within the limit (frozen) is left without a
+    /// DISCONNECT: once it reads again it sees the connection closed and publishes the will.
+    @Test func aGoodbyeTheBrokerDoesNotAcknowledgeLeavesTheWillToSayIt() async throws {
+        let broker = try await MosquittoBroker()
+        let observer = try await MQTTObserver(port: broker.port, filter: "node/status")
+        let node = try client(broker, id: "node", will: MQTTMessage(topic: "node/status", text: "offline (will)", qos: 1, retain: true))
+        var events = node.events.makeAsyncIterator()
+        node.start()
+        #expect(await events.next() == .connected)
+        broker.pause()
+        let started = ContinuousClock.now
+        await node.stop(saying: MQTTMessage(topic: "node/status", text: "offline", qos: 1, retain: true), within: .milliseconds(500))
+        let waited = ContinuousClock.now - started
+        broker.resume()
+        #expect(waited >= .milliseconds(500) && waited < .seconds(5), "stop waited \(waited)")
+        #expect(await observer.waitFor("node/status") { $0.text == "offline (will)" } != nil,
+                "the broker published the will: the connection ended without a DISCONNECT (said: \(observer.messages.map(\.text)))")
+    }
+
     /// Publishes from several threads at once while the connection's thread reads (and holds the
     /// connection): each publisher's messages all go out, in its order, none left in the outbox.
     @Test func publishesFromManyThreadsWhileReadingAllGoOutInOrder() async throws {

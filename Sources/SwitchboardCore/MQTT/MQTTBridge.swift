@@ -309,8 +309,8 @@ public final class MQTTBridge: Sendable {
         runtime.hub.setRemoteCommandSender(nil)
         guard !state.withLock({ $0.handedOver }) else { return }
         connection.setMessageHandler(nil)
-        connection.publish(MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true))
-        connection.stop()
+        // Said and acknowledged, or, after 2 s without an acknowledgement, said by the will.
+        await connection.stop(saying: MQTTMessage(topic: topics.status, text: "offline", qos: 1, retain: true), within: .seconds(2))
     }
 
     // MARK: Out
