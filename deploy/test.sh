@@ -31,7 +31,11 @@ bash deploy/homekit/aiohomekit-venv.sh >/dev/null
 bash deploy/lib/versions.sh
 # The kernels and arm64 roots of the later stages, made in the background while the builds and
 # suites before them leave CPU time unused (on a fresh machine; with warm caches it ends at once).
+# What the kernels are built with is installed first, here: installed beside the build below, it
+# upgraded linux-libc-dev while the compiler read <linux/stddef.h> (a truncated header, a failed
+# build).
 if ((EUID == 0)) && [[ ${SWITCHBOARD_PREWARM:-1} != 0 ]]; then
+    ensure_packages "${switchboard_kernel_build_packages[@]}" gcc-aarch64-linux-gnu
     stage_background deploy/lib/prewarm.sh
 fi
 

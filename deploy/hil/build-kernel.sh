@@ -35,7 +35,7 @@ for fragment in "$@"; do
     fragments+=("$(realpath "$fragment")")
 done
 
-ensure_packages linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev xz-utils >&2
+ensure_packages "${switchboard_kernel_build_packages[@]}" >&2
 [[ $arch == x86_64 ]] || ensure_packages gcc-aarch64-linux-gnu >&2
 version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 # The x86_64 key is the one it always was: its cached images stay valid.

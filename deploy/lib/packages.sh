@@ -13,6 +13,9 @@ ensure_packages() {
     local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     # One apt at a time among Switchboard's scripts (deploy/lib/prewarm.sh runs beside the stages),
     # and a wait for dpkg's own lock when another program holds it.
+    # An install that was killed (a failed run ends the background steps with it) leaves dpkg
+    # "interrupted", and apt refuses to install anything until it is finished.
+    $sudo flock /var/lock/switchboard-apt.lock sh -c '[ -z "$(dpkg --audit 2>/dev/null)" ] || DEBIAN_FRONTEND=noninteractive dpkg --configure -a'
     $sudo flock /var/lock/switchboard-apt.lock apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo flock /var/lock/switchboard-apt.lock \
         apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
@@ -44,6 +47,11 @@ switchboard_runtime_packages=("$(libgpiod_runtime_package)" libmosquitto1 libava
 # What the discovery tests run: a private avahi-daemon on a private D-Bus, avahi-browse as the
 # LAN's client, and zbarimg to read the terminal's QR code back.
 switchboard_discovery_test_packages=(avahi-daemon avahi-utils dbus zbar-tools)
+
+# What deploy/hil/build-kernel.sh builds the VMs' kernels with (the arm64 cross compiler only for
+# the arm64 kernel). Installing them can upgrade the system's own headers (linux-libc-dev), so
+# deploy/test.sh installs them before it builds anything, not in the background beside a compile.
+switchboard_kernel_build_packages=(linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev xz-utils)
 
 # The C++ standard library's development files for the system's gcc (libstdc++-12-dev on Bookworm,
 # libstdc++-14-dev on Trixie): libFuzzer and the static Swift runtime (`--static-swift-stdlib`,
