@@ -5,7 +5,7 @@ import SwitchboardSupport
 
 /// A line requested through libgpiod. Owns the request and releases it once, on ``release()``
 /// or when freed; edges are read when the request's descriptor becomes readable (on the
-/// process's ``DescriptorWatcher``), so an idle line costs nothing.
+/// process's descriptor loop, ``EventLoop/shared``), so an idle line costs nothing.
 final class LibgpiodLineRequest: GPIOLineRequest {
     // The C line handle is not Sendable; it is only touched under the mutex below, so the state
     // may cross threads with it.
@@ -101,10 +101,10 @@ final class LibgpiodLineRequest: GPIOLineRequest {
     private func startEdges(descriptor original: Int32) {
         // The watch is on its own duplicate, closed once cancelled: releasing the line closes
         // libgpiod's descriptor, possibly before the cancellation ran.
-        guard let watcher = DescriptorWatcher.shared, let descriptor = try? SystemCall.duplicate(original) else { return }
+        guard let loop = EventLoop.shared, let descriptor = try? SystemCall.duplicate(original) else { return }
         let (stream, continuation) = AsyncStream<GPIOEdgeEvent>.makeStream(bufferingPolicy: .unbounded)
         let offset = self.offset
-        let watch = watcher.watch(descriptor, readable: { [state] _ in
+        let watch = loop.watch(descriptor, readable: { [state] _ in
             let events = state.withLock { state in
                 state.released ? [] : Libgpiod.readEvents(from: state.line)
             }

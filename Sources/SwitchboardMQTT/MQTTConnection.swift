@@ -383,11 +383,11 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
     }
 
     /// Serves what `poll` reported.
-    public func serviceReady(_ ready: Waker.Ready) {
+    public func serviceReady(_ ready: EventLoop.Ready) {
         withConnection { serviceReadyLocked(ready) }
     }
 
-    private func serviceReadyLocked(_ ready: Waker.Ready) {
+    private func serviceReadyLocked(_ ready: EventLoop.Ready) {
         guard !stopped else { return }
         let now = ContinuousClock.now
         if attached {

@@ -14,7 +14,7 @@ public enum FileDescriptorLine: Sendable, Equatable {
 
 /// The lines read from a file descriptor (a pipe, a socket, standard input), as an `AsyncSequence`.
 ///
-/// The process's ``DescriptorWatcher`` reads it when it is readable: nothing polls in a loop, and
+/// The process's descriptor loop (``EventLoop/shared``) reads it when it is readable: nothing polls in a loop, and
 /// an idle reader costs nothing. The sequence ends at end of file, or at once if the descriptor
 /// cannot be watched (no descriptor left to duplicate it: EMFILE). A line longer than
 /// `maximumLineLength` is discarded as it comes and reported as ``FileDescriptorLine/tooLong``;
@@ -43,37 +43,38 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
             return
         }
         try? SystemCall.setNonBlocking(descriptor)
-        guard let watcher = DescriptorWatcher.shared else {
+        guard let loop = EventLoop.shared else {
             SystemCall.close(descriptor)
             continuation.finish()
             return
         }
         let splitter = LineSplitter(maximumLineLength: maximumLineLength)
-        let watch = watcher.watch(descriptor, paused: true, readable: { watch in
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            // At most 16 reads a turn, so that a writer that never stops cannot keep the watcher
-            // from the other descriptors: what is left is read on the next turn.
-            for _ in 0..<16 {
-                let read: Int?
-                do {
-                    read = try SystemCall.readIfReady(descriptor, into: &buffer)
-                } catch {
-                    watch.cancel()
-                    return
-                }
-                guard let count = read else {
-                    flow.emptied()
-                    return
-                }
-                if count > 0 {
-                    let lines = splitter.feed(buffer[0..<count])
-                    for line in lines { continuation.yield(line) }
-                    // Enough waits unread: stop reading until the consumer catches up.
-                    if flow.produced(lines.count) { return }
-                } else {
-                    if let last = splitter.finish() { continuation.yield(last) }
-                    watch.cancel()
-                    return
+        let watch = loop.watch(descriptor, paused: true, readable: { watch in
+            watch.loop.withReadBuffer { buffer in
+                // At most 16 reads a turn, so that a writer that never stops cannot keep the loop
+                // from the other descriptors: what is left is read on the next turn.
+                for _ in 0..<16 {
+                    let read: Int?
+                    do {
+                        read = try SystemCall.readIfReady(descriptor, into: &buffer)
+                    } catch {
+                        watch.cancel()
+                        return
+                    }
+                    guard let count = read else {
+                        flow.emptied()
+                        return
+                    }
+                    if count > 0 {
+                        let lines = splitter.feed(buffer[0..<count])
+                        for line in lines { continuation.yield(line) }
+                        // Enough waits unread: stop reading until the consumer catches up.
+                        if flow.produced(lines.count) { return }
+                    } else {
+                        if let last = splitter.finish() { continuation.yield(last) }
+                        watch.cancel()
+                        return
+                    }
                 }
             }
         }, cancelled: {
@@ -81,7 +82,7 @@ public struct FileDescriptorLines: AsyncSequence, Sendable {
             continuation.finish()
         })
         flow.watch = watch
-        // A paused watch is cancelled as well (the watcher forgets it): nothing to resume first.
+        // A paused watch is cancelled as well (the loop forgets it): nothing to resume first.
         continuation.onTermination = { _ in watch.cancel() }
         watch.resume()
     }
@@ -128,7 +129,7 @@ final class LineFlow: @unchecked Sendable {
     /// A read found the descriptor empty.
     func emptied() { emptiedCount.withLock { $0 += 1 } }
 
-    /// Lines were handed on (on the watcher's thread). Returns true when the reader is now
+    /// Lines were handed on (on the loop's thread). Returns true when the reader is now
     /// suspended and must stop reading.
     func produced(_ count: Int) -> Bool {
         state.withLock { state in
@@ -151,9 +152,9 @@ final class LineFlow: @unchecked Sendable {
     }
 }
 
-/// Splits bytes into lines; used only on the watcher's thread.
+/// Splits bytes into lines; used only on the loop's thread.
 final class LineSplitter: @unchecked Sendable {
-    // Invariant: only touched from the ``DescriptorWatcher``'s thread.
+    // Invariant: only touched from the descriptor loop's thread.
     private var pending: [UInt8] = []
     private var discarding = false
     private let maximumLineLength: Int

@@ -50,7 +50,7 @@ private final class SleepySource: EventLoopSource {
         waits.withLock { $0 += 1 }
         return EventLoop.Wait(socket: -1, deadline: .now + sleep)
     }
-    func serviceReady(_ ready: Waker.Ready) {}
+    func serviceReady(_ ready: EventLoop.Ready) {}
 }
 
 /// The node's event loop as a `SerialExecutor`: jobs on its thread in order, a sleeping loop woken

@@ -9,7 +9,7 @@
 #
 #   ci      (default, or SWITCHBOARD_ARM64_SUITE=ci) the suites that fit a CI run: the MQTT round
 #           trip, extension hosting, the fleet, the CLI against a daemon, the README's tour, the
-#           descriptor watcher (readers coming and going on many threads) and HomeKit's
+#           event loop's watched descriptors (readers coming and going on many threads) and HomeKit's
 #           cryptography, TLV8, pairing and frames
 #   full    (or SWITCHBOARD_ARM64_SUITE=full) every suite of the bundle
 #   SUITE   suites by name (MQTTEndToEndTests, or Module.Suite)
@@ -43,7 +43,7 @@ bundle=$bin/SwitchboardPackageTests.xctest
 # known-answer tests of its cryptography, TLV8, pair-setup and pair-verify, the session frames, the
 # setup URI and its QR code (zbarimg's reading is skipped there: the root has no zbar-tools), the
 # bridge's accessory ids and its homekit block).
-ci_suites=(MQTTEndToEndTests ExtensionHostingTests FleetTests DaemonEndToEndTests ReadmeExampleTests DescriptorWatcherTests
+ci_suites=(MQTTEndToEndTests ExtensionHostingTests FleetTests DaemonEndToEndTests ReadmeExampleTests EventLoopWatchTests
     CryptoKnownAnswerTests SRPKnownAnswerTests TLV8Tests PairSetupTests PairVerifyTests HAPFrameTests
     HAPSetupPayloadTests QRCodeTests HomeKitAccessoryMapTests HomeKitSettingsTests)
 

@@ -55,13 +55,13 @@ public final class UnixSocketListener: Sendable {
         }
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         self.connections = stream
-        guard let watcher = DescriptorWatcher.shared else {
+        guard let loop = EventLoop.shared else {
             SystemCall.close(descriptor)
-            throw SocketError(path: path, reason: "cannot be watched: no file descriptor left for the watcher's pipe; raise the open-file limit (LimitNOFILE=)")
+            throw SocketError(path: path, reason: "cannot be watched: no file descriptor left for the event loop's pipe; raise the open-file limit (LimitNOFILE=)")
         }
         let logged = Locked<ContinuousClock.Instant?>(nil)
         let headroom = DescriptorHeadroom()
-        watch = watcher.watch(descriptor, readable: { watch in
+        watch = loop.watch(descriptor, readable: { watch in
             Self.acceptPending(descriptor, into: continuation, watch: watch, headroom: headroom, logged: logged, log: log)
         }, cancelled: {
             SystemCall.close(descriptor)
@@ -69,7 +69,7 @@ public final class UnixSocketListener: Sendable {
         })
     }
 
-    /// Accepts the connections waiting (`accept4`), on the descriptor watcher's thread: goes on
+    /// Accepts the connections waiting (`accept4`), on the descriptor loop's thread: goes on
     /// after one that was aborted before it was accepted, stops when none is left, and pauses (the
     /// watch paused for ``descriptorBackoff``) while no more than ``descriptorHeadroom``
     /// descriptors are free, or when `accept` finds none.
@@ -108,7 +108,7 @@ public final class UnixSocketListener: Sendable {
     }
 
     deinit {
-        // The descriptor is closed by the watch's cancellation, once the watcher no longer polls it.
+        // The descriptor is closed by the watch's cancellation, once the loop no longer polls it.
         watch.cancel()
         try? SystemCall.unlink(path)
     }

@@ -6,17 +6,20 @@ import Testing
 import Glibc
 #endif
 
-/// The process's descriptor watcher: handlers only while watched and not paused, the cancellation
-/// once and after the last handler, and readers that come and go from many threads at once.
+/// Descriptors watched by an event loop (the process's, ``EventLoop/shared``, or one of a test's
+/// own): handlers only while watched and not paused, the cancellation once and after the last
+/// handler, watches, jobs and a source served by one thread, and readers that come and go from
+/// many threads at once.
 ///
 /// The last two tests are what stopped the daemon when its readers were Dispatch sources: run as
 /// this suite with `FileDescriptorLines` on a `DispatchSource` per descriptor (and without the
-/// watcher's own tests), the test process stopped with `SIGSEGV` in libdispatch's
-/// `_dispatch_event_loop_drain` in 4 of 157 runs on amd64 (on the watcher: 0 of 130). The daemon
-/// did so under qemu-user on arm64 in 3 of 160 runs of the README's run command (on the watcher:
-/// 0 of 265). So a green run says little; a red one, a `SIGSEGV` in that function, is the bug.
+/// loop's own tests), the test process stopped with `SIGSEGV` in libdispatch's
+/// `_dispatch_event_loop_drain` in 4 of 157 runs on amd64 (on the loop's watches: 0 of 130). The
+/// daemon did so under qemu-user on arm64 in 3 of 160 runs of the README's run command (on the
+/// loop's watches: 0 of 265). So a green run says little; a red one, a `SIGSEGV` in that
+/// function, is the bug.
 @Suite(.timeLimit(.minutes(3)))
-struct DescriptorWatcherTests {
+struct EventLoopWatchTests {
     /// What one watch saw, in order: "readable" (after reading the pipe empty) and "cancelled".
     final class Record: Sendable {
         let events = Locked<[String]>([])
@@ -33,9 +36,9 @@ struct DescriptorWatcherTests {
         let ends = try SystemCall.pipe()
         defer { close(ends.write) }
         try SystemCall.setNonBlocking(ends.read)
-        let watcher = try #require(DescriptorWatcher.shared)
+        let loop = try #require(EventLoop.shared)
         let record = Record()
-        let watch = watcher.watch(ends.read, paused: true, readable: { _ in
+        let watch = loop.watch(ends.read, paused: true, readable: { _ in
             Self.drain(ends.read)
             record.add("readable")
         }, cancelled: {
@@ -65,6 +68,126 @@ struct DescriptorWatcherTests {
         // watch's runs again, whatever becomes readable.
         try await Task.sleep(for: .milliseconds(300))
         #expect(record.events.withLock { $0 } == ["readable", "readable", "cancelled"])
+    }
+
+    /// A stopped loop cancels what it watches, on its thread and after its last handler; a
+    /// watch made after the stop is cancelled at once and never served.
+    @Test func aStoppedLoopCancelsItsWatchesOnItsThreadAndALateOneAtOnce() async throws {
+        let loop = try EventLoop(name: "test-watch-stop")
+        let ends = try SystemCall.pipe()
+        defer { close(ends.write) }
+        try SystemCall.setNonBlocking(ends.read)
+        let record = Record()
+        let onLoop = Locked<[Bool]>([])
+        _ = loop.watch(ends.read, readable: { _ in
+            Self.drain(ends.read)
+            record.add("readable")
+        }, cancelled: {
+            onLoop.withLock { $0.append(loop.inEventLoop) }
+            record.add("cancelled")
+            close(ends.read)
+        })
+        try SystemCall.writeAll(Array("one\n".utf8), to: ends.write)
+        let probe = Probe(0)
+        #expect(await probe.wait(timeout: .seconds(10)) { _ in record.readableCount == 1 } != nil)
+        loop.stop()
+        #expect(await probe.wait(timeout: .seconds(10)) { _ in record.events.withLock { $0.last } == "cancelled" } != nil,
+                "the stop cancelled the watch")
+
+        let late = try SystemCall.pipe()
+        defer { close(late.write) }
+        // Readable from the start: a watch that were polled would be served at once.
+        try SystemCall.writeAll(Array("two\n".utf8), to: late.write)
+        let lateRecord = Record()
+        _ = loop.watch(late.read, readable: { _ in lateRecord.add("readable") }, cancelled: {
+            onLoop.withLock { $0.append(loop.inEventLoop) }
+            lateRecord.add("cancelled")
+            close(late.read)
+        })
+        #expect(await probe.wait(timeout: .seconds(10)) { _ in lateRecord.events.withLock { $0 } == ["cancelled"] } != nil)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(lateRecord.events.withLock { $0 } == ["cancelled"], "a watch on a stopped loop is never served")
+        #expect(record.events.withLock { $0 } == ["readable", "cancelled"])
+        #expect(onLoop.withLock { $0 } == [true, true], "both cancellations ran on a thread of the loop's")
+    }
+
+    /// One thread serves a loop's jobs, its source and its watches: a job, the source's service
+    /// and a watch's handler each see the same thread, and each sees the loop as its own.
+    @Test func jobsTheSourceAndWatchesAreServedByOneThread() async throws {
+        final class PipeSource: EventLoopSource, @unchecked Sendable {
+            // Invariant: `descriptor` is set once; `served` is locked.
+            let descriptor: Int32
+            let served = Locked<[(thread: pthread_t, onLoop: Bool)]>([])
+            weak var loop: EventLoop?
+            init(_ descriptor: Int32) { self.descriptor = descriptor }
+            func nextWait() -> EventLoop.Wait? { EventLoop.Wait(socket: descriptor) }
+            func serviceReady(_ ready: EventLoop.Ready) {
+                guard ready.readable else { return }
+                EventLoopWatchTests.drain(descriptor)
+                let onLoop = loop?.inEventLoop ?? false
+                served.withLock { $0.append((pthread_self(), onLoop)) }
+            }
+        }
+        let loop = try EventLoop(name: "test-one-thread")
+        defer { loop.stop() }
+        let sourceEnds = try SystemCall.pipe(), watchEnds = try SystemCall.pipe()
+        defer { for end in [sourceEnds.read, sourceEnds.write, watchEnds.write] { close(end) } }
+        try SystemCall.setNonBlocking(sourceEnds.read)
+        try SystemCall.setNonBlocking(watchEnds.read)
+        let source = PipeSource(sourceEnds.read)
+        source.loop = loop
+        loop.serve(source)
+        let handled = Locked<[(thread: pthread_t, onLoop: Bool)]>([])
+        let watch = loop.watch(watchEnds.read, readable: { _ in
+            Self.drain(watchEnds.read)
+            handled.withLock { $0.append((pthread_self(), loop.inEventLoop)) }
+        }, cancelled: { close(watchEnds.read) })
+        defer { watch.cancel() }
+        let jobs = Locked<[(thread: pthread_t, onLoop: Bool)]>([])
+        let probe = Probe(0)
+        for round in 0..<20 {
+            try SystemCall.writeAll([1], to: sourceEnds.write)
+            try SystemCall.writeAll([2], to: watchEnds.write)
+            loop.execute { jobs.withLock { $0.append((pthread_self(), loop.inEventLoop)) } }
+            #expect(await probe.wait(timeout: .seconds(10)) { _ in
+                source.served.withLock { $0.count } > round && handled.withLock { $0.count } > round && jobs.withLock { $0.count } > round
+            } != nil, "round \(round): the source, the watch and the job were all served")
+        }
+        let all = source.served.withLock { $0 } + handled.withLock { $0 } + jobs.withLock { $0 }
+        #expect(all.allSatisfy { $0.onLoop })
+        #expect(Set(all.map(\.thread)).count == 1, "one thread served them all")
+    }
+
+    /// Handlers read into the loop's one buffer: two watches' handlers, over many events, see
+    /// the same storage (a buffer made for each event was 64 KiB of allocation per read).
+    @Test func handlersShareTheLoopsReadBuffer() async throws {
+        let loop = try EventLoop(name: "test-read-buffer")
+        defer { loop.stop() }
+        let addresses = Locked<Set<UInt>>([])
+        var pipes: [(read: Int32, write: Int32)] = []
+        var watches: [DescriptorWatch] = []
+        let reads = Locked(0)
+        for _ in 0..<2 {
+            let ends = try SystemCall.pipe()
+            try SystemCall.setNonBlocking(ends.read)
+            pipes.append(ends)
+            watches.append(loop.watch(ends.read, readable: { watch in
+                watch.loop.withReadBuffer { buffer in
+                    _ = try? SystemCall.readIfReady(ends.read, into: &buffer)
+                    addresses.withLock { _ = $0.insert(UInt(bitPattern: buffer.withUnsafeBufferPointer { $0.baseAddress })) }
+                    #expect(buffer.count == 65536)
+                }
+                reads.withLock { $0 += 1 }
+            }, cancelled: { close(ends.read) }))
+        }
+        let probe = Probe(0)
+        for round in 1...20 {
+            for ends in pipes { try SystemCall.writeAll([UInt8(round)], to: ends.write) }
+            #expect(await probe.wait(timeout: .seconds(10)) { _ in reads.withLock { $0 } >= 2 * round } != nil)
+        }
+        for watch in watches { watch.cancel() }
+        for ends in pipes { close(ends.write) }
+        #expect(addresses.withLock { $0.count } == 1, "one buffer for every read of every handler")
     }
 
     /// Runs `round` `rounds` times over on each of `tasks` tasks at once; each task's count is
