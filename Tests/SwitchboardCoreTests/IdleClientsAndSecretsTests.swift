@@ -117,7 +117,7 @@ struct IdleClientsAndSecretsTests {
         let checked = await DaemonHarness.run(switchboard, ["check", daemon.configPath, "--simulate"])
         #expect(checked.status == 4)
         #expect(checked.stderr.contains("mqtt.passwordFile: \(open) has mode 644: its group or others may use it, and a secret must be private; chmod 600 \(open)"), "\(checked.stderr)")
-        await #expect(throws: HarnessError.self) { try await daemon.start(timeout: .seconds(5)) }
+        await #expect(throws: HarnessError.self) { try await daemon.start() }
         #expect(daemon.log.contains("MQTT passwordFile: \(open) has mode 644"), "\(daemon.log)")
 
         // /etc/shadow, named directly or through a link: group-readable, never taken as a password.
@@ -174,7 +174,7 @@ struct IdleClientsAndSecretsTests {
         let checked = await DaemonHarness.run(BuiltProducts.path(of: "switchboard"), ["check", daemon.configPath, "--simulate"])
         #expect(checked.status == 4)
         #expect(checked.stderr.contains("mqtt.tls.keyFile: \(key) has mode 640: its group or others may use it, and a secret must be private; chmod 600 \(key)"), "\(checked.stderr)")
-        await #expect(throws: HarnessError.self) { try await daemon.start(timeout: .seconds(5)) }
+        await #expect(throws: HarnessError.self) { try await daemon.start() }
         #expect(daemon.log.contains("MQTT tls.keyFile: \(key) has mode 640"), "\(daemon.log)")
     }
 }
