@@ -132,6 +132,15 @@ struct MQTTConnectionTests {
         b.stop()
     }
 
+    /// A client "node" whose will is "offline (will)" on node/status, connected.
+    func connectedNode(_ broker: MosquittoBroker) async throws -> MQTTConnection {
+        let node = try client(broker, id: "node", will: MQTTMessage(topic: "node/status", text: "offline (will)", qos: 1, retain: true))
+        var events = node.events.makeAsyncIterator()
+        node.start()
+        #expect(await events.next() == .connected)
+        return node
+    }
+
     /// A goodbye right after a burst is still said: libmosquitto keeps 20 QoS 1 messages in
     /// flight and queues the rest, and a DISCONNECT sent at once left the goodbye in that queue
     /// (the node's "offline" after a reconnect, when it republishes its state). The observer sees
@@ -139,10 +148,7 @@ struct MQTTConnectionTests {
     @Test func aGoodbyeAfterABurstIsSaidAfterTheBurst() async throws {
         let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "node/#")
-        let node = try client(broker, id: "node", will: MQTTMessage(topic: "node/status", text: "offline (will)", qos: 1, retain: true))
-        var events = node.events.makeAsyncIterator()
-        node.start()
-        #expect(await events.next() == .connected)
+        let node = try await connectedNode(broker)
         for index in 0..<300 { node.publish(MQTTMessage(topic: "node/state", text: String(index), qos: 1)) }
         await node.stop(saying: MQTTMessage(topic: "node/status", text: "offline", qos: 1, retain: true), within: .seconds(10))
         let status = await observer.waitFor("node/status")
@@ -155,10 +161,7 @@ struct MQTTConnectionTests {
     @Test func aGoodbyeTheBrokerDoesNotAcknowledgeLeavesTheWillToSayIt() async throws {
         let broker = try await MosquittoBroker()
         let observer = try await MQTTObserver(port: broker.port, filter: "node/status")
-        let node = try client(broker, id: "node", will: MQTTMessage(topic: "node/status", text: "offline (will)", qos: 1, retain: true))
-        var events = node.events.makeAsyncIterator()
-        node.start()
-        #expect(await events.next() == .connected)
+        let node = try await connectedNode(broker)
         broker.pause()
         let started = ContinuousClock.now
         await node.stop(saying: MQTTMessage(topic: "node/status", text: "offline", qos: 1, retain: true), within: .milliseconds(500))
