@@ -160,18 +160,7 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
 
     /// Disconnects (the broker does not publish the will) and stops reconnecting.
     public func stop() {
-        withConnection {
-            retryWait?.cancel()
-            // What was published before stopping goes out first.
-            _ = flushOutbox()
-            stopped = true
-            if isConnected {
-                Libmosquitto.disconnect(handle)
-                try? Libmosquitto.write(handle)
-            }
-            isConnected = false
-        }
-        finish()
+        end(disconnecting: true)
     }
 
     /// Publishes `goodbye` (QoS 1: the node's last word, its will's text), waits until the broker
@@ -208,20 +197,31 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
             defer { group.cancelAll() }
             return await group.next() ?? false
         }
-        withConnection {
-            self.goodbye = nil
-            guard !acknowledged, !stopped else { return }
-            // Not confirmed: the connection ends without a DISCONNECT, so that the will says it.
-            retryWait?.cancel()
-            stopped = true
-            if isConnected, Libmosquitto.socket(handle) >= 0 { try? SystemCall.shutdown(Libmosquitto.socket(handle)) }
-            isConnected = false
-        }
-        stop()
+        withConnection { self.goodbye = nil }
+        // Unconfirmed, the connection ends without a DISCONNECT, so that the will says it.
+        end(disconnecting: acknowledged)
     }
 
-    /// Lets the loop go (or wakes it to find the connection stopped) and ends the streams.
-    private func finish() {
+    /// Stops for good: sends what was published before, then ends the connection with a
+    /// DISCONNECT (the broker keeps the will to itself) or, not `disconnecting`, by shutting the
+    /// socket (the broker publishes the will); lets the loop go (or wakes it to find the
+    /// connection stopped) and ends the streams. A second call finds nothing to end.
+    private func end(disconnecting: Bool) {
+        withConnection {
+            retryWait?.cancel()
+            // What was published before stopping goes out first.
+            _ = flushOutbox()
+            stopped = true
+            if isConnected {
+                if disconnecting {
+                    Libmosquitto.disconnect(handle)
+                    try? Libmosquitto.write(handle)
+                } else if case let socket = Libmosquitto.socket(handle), socket >= 0 {
+                    try? SystemCall.shutdown(socket)
+                }
+            }
+            isConnected = false
+        }
         if ownsLoop { loop.stop() } else { loop.wake() }
         messageContinuation.finish()
         eventContinuation.finish()

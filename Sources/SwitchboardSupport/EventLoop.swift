@@ -29,9 +29,9 @@ import Glibc
 /// is served again on the next turn, after the others.
 ///
 /// ``stop()`` is one way: the loop's thread runs the jobs already queued, forgets its source,
-/// cancels its watches (their cancellations run) and ends. A job enqueued after that is not lost: a new thread of the loop's is started for it,
-/// runs it and whatever was queued behind it, in order and one at a time as before, and ends once
-/// the queue is empty. (A task that had its continuation on the loop still resumes; dropping the
+/// cancels its watches (their cancellations run) and ends. A job enqueued after that is not lost:
+/// a new thread of the loop's is started for it, runs it and whatever was queued behind it, in
+/// order and one at a time as before, and ends once the queue is empty. (A task that had its continuation on the loop still resumes; dropping the
 /// job would leave it suspended for ever.) Nothing is polled any more: a watch made then is
 /// cancelled at once (its cancellation runs as such a job).
 ///

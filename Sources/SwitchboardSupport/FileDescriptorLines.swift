@@ -14,8 +14,8 @@ public enum FileDescriptorLine: Sendable, Equatable {
 
 /// The lines read from a file descriptor (a pipe, a socket, standard input), as an `AsyncSequence`.
 ///
-/// The process's descriptor loop (``EventLoop/shared``) reads it when it is readable: nothing polls in a loop, and
-/// an idle reader costs nothing. The sequence ends at end of file, or at once if the descriptor
+/// The process's descriptor loop (``EventLoop/shared``) reads it when it is readable: nothing
+/// polls in a loop, and an idle reader costs nothing. The sequence ends at end of file, or at once if the descriptor
 /// cannot be watched (no descriptor left to duplicate it: EMFILE). A line longer than
 /// `maximumLineLength` is discarded as it comes and reported as ``FileDescriptorLine/tooLong``;
 /// reading goes on.

@@ -144,7 +144,6 @@ public final class MosquittoBroker: @unchecked Sendable {
         process = nil
     }
 
-    /// Stops the broker: SIGTERM, SIGKILL if it has not ended after 5 s.
     /// Freezes the broker (`SIGSTOP`): it keeps its connections but reads and answers nothing
     /// until ``resume()``.
     public func pause() {
@@ -156,6 +155,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         if let pid = process?.pid { Glibc.kill(pid, SIGCONT) }
     }
 
+    /// Stops the broker: SIGTERM, SIGKILL if it has not ended after 5 s.
     public func stop() async {
         let process = self.process
         self.process = nil

@@ -9,8 +9,8 @@
 #
 #   ci      (default, or SWITCHBOARD_ARM64_SUITE=ci) the suites that fit a CI run: the MQTT round
 #           trip, extension hosting, the fleet, the CLI against a daemon, the README's tour, the
-#           event loop's watched descriptors (readers coming and going on many threads) and HomeKit's
-#           cryptography, TLV8, pairing and frames
+#           event loop's watched descriptors (readers coming and going on many threads) and
+#           HomeKit's cryptography, TLV8, pairing and frames
 #   full    (or SWITCHBOARD_ARM64_SUITE=full) every suite of the bundle
 #   SUITE   suites by name (MQTTEndToEndTests, or Module.Suite)
 #   parallel   every suite in one process, in parallel, as `swift test` runs them (under the same

@@ -48,8 +48,8 @@ switchboard_runtime_packages=("$(libgpiod_runtime_package)" libmosquitto1 libava
 # LAN's client, and zbarimg to read the terminal's QR code back.
 switchboard_discovery_test_packages=(avahi-daemon avahi-utils dbus zbar-tools)
 
-# What deploy/hil/build-kernel.sh builds the VMs' kernels with (the arm64 cross compiler only for
-# the arm64 kernel). Installing them can upgrade the system's own headers (linux-libc-dev), so
+# What deploy/hil/build-kernel.sh builds the VMs' kernels with (the arm64 kernel also needs
+# gcc-aarch64-linux-gnu, which deploy/test.sh installs beside these). Installing them can upgrade the system's own headers (linux-libc-dev), so
 # deploy/test.sh installs them before it builds anything, not in the background beside a compile.
 switchboard_kernel_build_packages=(linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev xz-utils)
 
