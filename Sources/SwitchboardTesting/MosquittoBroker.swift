@@ -134,9 +134,15 @@ public final class MosquittoBroker: @unchecked Sendable {
         process = try ChildProcess(Self.executable, ["-c", directory + "/mosquitto.conf"], logPath: directory + "/mosquitto.log")
         let port = self.port
         if await onThread({ Self.waitUntilAccepting(port: port) }) { return }
-        let log = (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
         throw HarnessError("mosquitto did not listen on 127.0.0.1:\(port)\(process?.isRunning == false ? " (it exited)" : ""); its log:\n\(log)")
     }
+
+    /// What the broker has logged so far (mosquitto's default types: errors, warnings, notices —
+    /// a client's messages dropped past its queue among them — and connections).
+    public var log: String { (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "" }
+
+    /// The lines of the broker's log that `matching` accepts.
+    public func logLines(_ matching: (Substring) -> Bool) -> [Substring] { log.split(separator: "\n").filter(matching) }
 
     /// Kills the broker at once (SIGKILL), as a crash would.
     public func kill() {

@@ -16,7 +16,9 @@ struct ReloadStormTests {
     }
 
     @Test func aThousandSIGHUPsWithConcurrentAppliesNeitherCrashNorLeak() async throws {
-        let broker = try await MosquittoBroker()
+        // The observer hears every message of the node, from a test process as loaded as the
+        // daemon: past mosquitto's default queue of 1000 per client it would lose some to the broker.
+        let broker = try await MosquittoBroker(maxQueuedMessages: 1_000_000)
         let daemon = try DaemonHarness(configuration: Self.configuration(port: broker.port, title: "Fan 0"))
         try await daemon.start()
         let pid = try #require(daemon.pid)
@@ -72,7 +74,8 @@ struct ReloadStormTests {
         statuses.cancel()
         let failures = await statuses.value
         #expect(failures.isEmpty, "status failed \(failures.count) times: \(failures.prefix(3))")
-        #expect(await observer.waitFor("\(Self.base)/controls/fan") { $0.presentation?.title == "Fan 5" } != nil, "the last file applied serves")
+        let served = await observer.waitFor("\(Self.base)/controls/fan") { $0.presentation?.title == "Fan 5" }
+        #expect(served != nil, "the last file applied serves; the fan's titles seen: \(observer.messages.filter { $0.topic == "\(Self.base)/controls/fan" }.map { $0.presentation?.title ?? "?" }.suffix(8)); the broker: \(broker.logLines { $0.contains("dropped") })")
         // A hundred more reloads, one after the other: a leak per reload would show.
         for _ in 0..<100 { #expect(await daemon.cli(["apply"]).status == 0) }
 
