@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -28,7 +29,8 @@ static void close_between(unsigned int lowest, unsigned int highest) {
 
 /// The child's side: only async-signal-safe calls between fork and exec.
 static void become_child(const char *path, char *const argv[], char *const envp[], int input, int output, int error,
-                         const sb_spawn_limit *limits, int limit_count, int own_group, int report) {
+                         const sb_spawn_limit *limits, int limit_count, int own_group, int death_signal, pid_t parent,
+                         int report) {
     int failure;
     // The report pipe above 2, out of the way of the three ends.
     int moved = fcntl(report, F_DUPFD_CLOEXEC, 3);
@@ -44,6 +46,11 @@ static void become_child(const char *path, char *const argv[], char *const envp[
         sigaction(number, &action, 0);
     }
     if (own_group && setpgid(0, 0) != 0) goto failed;
+    if (death_signal) {
+        if (prctl(PR_SET_PDEATHSIG, (unsigned long)death_signal) != 0) goto failed;
+        // A parent that ended before the setting took effect sends nothing: end as it would have.
+        if (getppid() != parent) _exit(127);
+    }
     // The three ends first out of the way of 0, 1 and 2 (a daemon started with a closed standard
     // input may have got a pipe end as 0), then into place; dup2 clears close-on-exec.
     int ends[3] = {input, output, error};
@@ -73,8 +80,9 @@ failed:
 }
 
 int sb_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int error,
-             const sb_spawn_limit *limits, int limit_count, int own_group, pid_t *pid) {
+             const sb_spawn_limit *limits, int limit_count, int own_group, int death_signal, pid_t *pid) {
     int report[2];
+    pid_t parent = getpid();
     if (pipe2(report, O_CLOEXEC) != 0) return errno;
     // Signals stay blocked across fork, so that none reaches a handler in the child before the
     // child has reset them all.
@@ -82,7 +90,7 @@ int sb_spawn(const char *path, char *const argv[], char *const envp[], int input
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &previous);
     pid_t child = fork();
-    if (child == 0) become_child(path, argv, envp, input, output, error, limits, limit_count, own_group, report[1]);
+    if (child == 0) become_child(path, argv, envp, input, output, error, limits, limit_count, own_group, death_signal, parent, report[1]);
     int forkError = errno;
     pthread_sigmask(SIG_SETMASK, &previous, 0);
     close(report[1]);

@@ -54,9 +54,14 @@ public enum ProcessSpawn {
     /// its group's id, so that the whole group can be signalled), every signal unblocked and at its
     /// default action, and `limits` set in the child before exec (`sb_spawn`: fork, setrlimit,
     /// execve; posix_spawn has no action for limits, and setting them after it is too late).
+    /// - Parameter parentDeathSignal: sent to the child when the calling thread ends, the whole
+    ///   process with it (killed outright included): the child cannot outlive its parent. Call it
+    ///   then from a thread that lives as long as the child (one that waits for it). The setting
+    ///   holds across exec; a change of user clears it (`setpriv --pdeathsig` sets it again), and
+    ///   the child's own children do not get it.
     public static func spawnIsolated(
         _ path: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32, standardError: Int32,
-        environment: [String], limits: [ResourceLimit]
+        environment: [String], limits: [ResourceLimit], parentDeathSignal: Int32? = nil
     ) -> Result<pid_t, SpawnError> {
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { word in word.withCString { strdup($0) } } + [nil]
         defer { argv.forEach { free($0) } }
@@ -65,7 +70,9 @@ public enum ProcessSpawn {
         let settings = limits.map { sb_spawn_limit(resource: $0.resource.number, value: $0.value) }
         var pid: pid_t = 0
         let result = settings.withUnsafeBufferPointer { settings in
-            sb_spawn(path, argv, envp, standardInput, standardOutput, standardError, settings.baseAddress, Int32(settings.count), 1, &pid)
+            sb_spawn(
+                path, argv, envp, standardInput, standardOutput, standardError, settings.baseAddress, Int32(settings.count), 1, parentDeathSignal ?? 0, &pid
+            )
         }
         return result == 0 ? .success(pid) : .failure(SpawnError(path: path, errno: Errno(result)))
     }

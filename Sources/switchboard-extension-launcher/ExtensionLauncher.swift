@@ -50,8 +50,10 @@ struct ExtensionLauncher {
             return 1
         }
         let child: pid_t
-        switch ProcessSpawn.spawn(executable, request.arguments, standardInput: 0, standardOutput: 1, standardError: 2,
-                                  environment: Self.environment, ownProcessGroup: true) {
+        // Its own process group; killed if the launcher ends first, killed outright included (this
+        // thread, which spawns it, is the one that waits for it).
+        switch ProcessSpawn.spawnIsolated(executable, request.arguments, standardInput: 0, standardOutput: 1, standardError: 2,
+                                          environment: Self.environment, limits: [], parentDeathSignal: SIGKILL) {
         case .success(let pid): child = pid
         case .failure(let error):
             log("extension \(request.id): \(error)")

@@ -281,6 +281,23 @@ struct ExtensionHostingTests {
         #expect(throws: Errno.noSuchProcess, "and the extension is gone") { try SystemCall.kill(extensionPID, 0) }
     }
 
+    /// A daemon killed outright (SIGKILL, the kernel's OOM killer, a crash) stops nothing itself:
+    /// its extension is killed by the kernel with it, not left running with nobody to answer.
+    @Test func anExtensionDoesNotOutliveItsDaemonKilledOutright() async throws {
+        // One that would: it stays after its daemon's end closed, and ignores SIGTERM.
+        let temporary = try TemporaryFolder()
+        let executable = BuiltProducts.path(of: "faulty-extension")
+        let wrapper = try ExtensionSandboxTests.wrapperThatOutlives(executable, in: temporary.path)
+        let daemon = try DaemonHarness(configuration: configuration().replacingOccurrences(of: #""executable": "\#(executable)""#, with: #""executable": "\#(wrapper)""#))
+        try await daemon.start()
+        #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: running (pid ") })
+        let extensionPID = try #require(daemon.log.components(separatedBy: "extension faulty: running (pid ").last.flatMap { pid_t($0.prefix { $0.isNumber }) })
+        #expect(await daemon.signal(SIGKILL) == 128 + SIGKILL)
+        let gone = await eventually(within: .seconds(5)) { ExtensionSandboxTests.isGone(extensionPID) }
+        #expect(gone, "the extension \(extensionPID) outlived its daemon")
+        if !gone { kill(extensionPID, SIGKILL) }
+    }
+
     @Test func whileItIsDownItsControlsAreStaleAndStatusSaysWhy() async throws {
         let daemon = try DaemonHarness(configuration: configuration())
         try await daemon.start()

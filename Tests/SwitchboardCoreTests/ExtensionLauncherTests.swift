@@ -137,4 +137,18 @@ struct ExtensionLauncherTests {
         #expect(await gone(pids[1], within: 5), "the extension's child \(pids[1]) is still there")
         #expect(launch.log.contains("the daemon's end closed"), "\(launch.log)")
     }
+
+    @Test func aLauncherKilledOutrightTakesItsExtensionAlong() async throws {
+        // It ignores SIGTERM; the launcher gets no chance to stop it.
+        let folder = try allowedFolder(["stubborn": "trap '' TERM\necho \"$$\"\nwhile :; do sleep 1; done"])
+        defer { try? FileManager.default.removeItem(atPath: folder + "/..") }
+        let launch = try Launch(allowing: folder)
+        #expect(launch.request(folder + "/stubborn")?.launched == true)
+        let extensionPID = try #require(pid_t(launch.line() ?? ""), "the extension said no pid")
+        let launcher = try #require(launch.pid)
+        kill(launcher, SIGKILL)
+        let ended = await gone(extensionPID, within: 5)
+        #expect(ended, "the extension \(extensionPID) outlived its launcher")
+        if !ended { kill(extensionPID, SIGKILL) }
+    }
 }

@@ -93,6 +93,15 @@ struct ExtensionSandboxTests {
         }
     }
 
+    /// A shell script in `folder` that runs `executable` as its child and then stays, deaf to
+    /// SIGTERM: an extension that would outlive its daemon unless the kernel ends it.
+    static func wrapperThatOutlives(_ executable: String, in folder: String) throws -> String {
+        let path = folder + "/outliving-extension"
+        try "#!/bin/sh\ntrap '' TERM\n'\(executable)' \"$@\"\nwhile :; do sleep 1; done\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
     /// Whether a process is gone (or a zombie nobody reaped yet).
     static func isGone(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
@@ -186,6 +195,21 @@ struct ExtensionSandboxTests {
         }
         #expect(seen.count == 1, "the porch kept switching: \(seen)")
         #expect(!daemon.log.contains("hung"), "\(daemon.log)")
+    }
+
+    /// As its own user too (through setpriv, whose change of user would clear the kernel's
+    /// parent-death signal): a daemon killed outright takes the extension with it.
+    @Test func itDoesNotOutliveTheDaemonKilledOutright() async throws {
+        let wrapper = try Self.wrapperThatOutlives(executable, in: folder)
+        let daemon = try DaemonHarness(configuration: configuration().replacingOccurrences(of: #""executable": "\#(executable)""#, with: #""executable": "\#(wrapper)""#))
+        try await daemon.start()
+        #expect(await daemon.waitUntil(timeout: .seconds(15)) { extensionPID(daemon) != nil }, "\(daemon.log)")
+        let pid = try #require(extensionPID(daemon))
+        #expect(await daemon.waitUntil { lastStart.contains { $0.hasPrefix("environment ") } }, "\(report)")
+        #expect(await daemon.signal(SIGKILL) == 128 + SIGKILL)
+        let gone = await eventually(within: .seconds(5)) { Self.isGone(pid) }
+        #expect(gone, "the extension \(pid) outlived its daemon")
+        if !gone { kill(pid, SIGKILL) }
     }
 
     @Test func aForkBombStopsAtItsLimitTheDaemonAnswersAndStopsAndNoChildSurvives() async throws {

@@ -13,10 +13,13 @@ typedef struct {
 /// Starts `path` in a fresh child (fork, then execve) with only `input`, `output` and `error` as
 /// its descriptors 0, 1 and 2 (every other descriptor is closed before exec, whatever its
 /// close-on-exec flag), every signal at its default action and unblocked, in a process group of
-/// its own when `own_group` is set, with `limits` set (setrlimit) and the environment `envp`.
+/// its own when `own_group` is set, with `limits` set (setrlimit) and the environment `envp`. With
+/// a `death_signal` (not 0) the child gets that signal when the thread that called this ends, the
+/// process with it (PR_SET_PDEATHSIG; kept across execve, cleared when the child changes its user
+/// or group, and for its own children): call it from a thread that outlives the child.
 /// Returns 0 and the pid in `pid`, or the errno of the step that failed (fork, setrlimit, execve…).
 int sb_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int error,
-             const sb_spawn_limit *limits, int limit_count, int own_group, pid_t *pid);
+             const sb_spawn_limit *limits, int limit_count, int own_group, int death_signal, pid_t *pid);
 
 /// Adds "close every descriptor from `lowest` on" to posix_spawn's file actions
 /// (posix_spawn_file_actions_addclosefrom_np, glibc 2.34 and later). Returns 0, or ENOSYS where

@@ -29,24 +29,30 @@ final class ExtensionProcess: Sendable {
     private let descriptors: [Int32]
     /// Set once the process is reaped: its pid may belong to another process then, so no signal
     /// is sent after it.
-    private let reaped = Locked(false)
+    private let reaped: Locked<Bool>
     /// How it ended, once it has, and who waits to know.
-    private let ending = Locked<(how: String?, waiting: [CheckedContinuation<String, Never>])>((nil, []))
+    private let ending: Locked<Ending>
+    typealias Ending = (how: String?, waiting: [CheckedContinuation<String, Never>])
 
     /// How long its output is read after it ended, for the lines it wrote last.
     static let drain: Duration = .milliseconds(500)
 
     /// Starts the extension (as `user` through `setpriv` when given and this daemon runs as root),
-    /// with only its three pipes, a clean environment and its limits (``ExtensionSandbox``).
+    /// with only its three pipes, a clean environment and its limits (``ExtensionSandbox``). It
+    /// cannot outlive the daemon: it is killed when the daemon ends, killed outright included.
     /// - Throws: ``ExtensionError`` saying why it could not start.
     init(_ settings: ExtensionSettings) throws {
         let sandbox = try ExtensionSandbox(settings, daemonEnvironment: ProcessInfo.processInfo.environment)
         let toChild = try Self.pipe(for: "its input", closingOnFailure: [])
         let fromChild = try Self.pipe(for: "its output", closingOnFailure: [toChild.read, toChild.write])
         let errorsFromChild = try Self.pipe(for: "its errors", closingOnFailure: [toChild.read, toChild.write, fromChild.read, fromChild.write])
-        let spawned = ProcessSpawn.spawnIsolated(
-            sandbox.path, sandbox.arguments, standardInput: toChild.read, standardOutput: fromChild.write, standardError: errorsFromChild.write,
-            environment: sandbox.environment, limits: sandbox.limits
+        let output = FileDescriptorLines(descriptor: fromChild.read, maximumLineLength: 1 << 20)
+        let errors = FileDescriptorLines(descriptor: errorsFromChild.read, maximumLineLength: 4096)
+        let reaped = Locked(false)
+        let ending = Locked<Ending>((nil, []))
+        let spawned = Self.start(
+            sandbox, standardInput: toChild.read, standardOutput: fromChild.write, standardError: errorsFromChild.write,
+            then: Ended(reaped: reaped, ending: ending, output: output, errors: errors)
         )
         // The child's ends are the child's now.
         SystemCall.close(toChild.read)
@@ -55,6 +61,8 @@ final class ExtensionProcess: Sendable {
         switch spawned {
         case .success(let pid): self.pid = pid
         case .failure(let error):
+            output.stop()
+            errors.stop()
             [toChild.write, fromChild.read, errorsFromChild.read].forEach(SystemCall.close)
             throw ExtensionError(error.errno == .noSuchFileOrDirectory || error.errno == .permissionDenied
                 ? "\(error.description); build it (swift build --product …) and install it beside switchboardd or in ../libexec/switchboard, or fix \"executable\" in devices.json"
@@ -64,10 +72,11 @@ final class ExtensionProcess: Sendable {
         // A full input pipe (an extension that stopped reading) must not block the writer for ever.
         try? SystemCall.setNonBlocking(toChild.write)
         input = QueuedLineWriter(descriptor: toChild.write, isSocket: false, patience: 2000)
-        output = FileDescriptorLines(descriptor: fromChild.read, maximumLineLength: 1 << 20)
-        errors = FileDescriptorLines(descriptor: errorsFromChild.read, maximumLineLength: 4096)
+        self.output = output
+        self.errors = errors
+        self.reaped = reaped
+        self.ending = ending
         descriptors = [toChild.write, fromChild.read, errorsFromChild.read]
-        watch()
     }
 
     /// A pipe for the child (``SystemCall/pipe()``); closes `opened` if there is none.
@@ -104,24 +113,45 @@ final class ExtensionProcess: Sendable {
         }
     }
 
-    /// Waits for the process to end, on a thread of its own from the start (never the cooperative
-    /// pool; taken before an extension's fork bomb could leave none to take): then kills what
-    /// is left of its group, reaps it, and stops reading its output after ``drain``.
-    private func watch() {
-        let pid = self.pid, reaped = self.reaped, output = self.output, errors = self.errors, ending = self.ending
+    /// What the thread that waits for the process sets and stops once it has ended.
+    private struct Ended: Sendable {
+        let reaped: Locked<Bool>
+        let ending: Locked<Ending>
+        let output: FileDescriptorLines
+        let errors: FileDescriptorLines
+    }
+
+    /// Starts the process on a thread of its own (never the cooperative pool; taken before an
+    /// extension's fork bomb could leave none to take), which then waits for it to end: the
+    /// process is that thread's child, killed (SIGKILL) when the thread ends before it — only
+    /// when the daemon ends, killed outright included, as the thread waits for it until then.
+    /// Once it has ended, the thread kills what is left of its group, reaps it, and stops reading
+    /// its output after ``drain``.
+    private static func start(
+        _ sandbox: ExtensionSandbox, standardInput: Int32, standardOutput: Int32, standardError: Int32, then ended: Ended
+    ) -> Result<pid_t, SpawnError> {
+        let spawned = Locked<Result<pid_t, SpawnError>?>(nil)
+        let started = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
+            let result = ProcessSpawn.spawnIsolated(
+                sandbox.path, sandbox.arguments, standardInput: standardInput, standardOutput: standardOutput, standardError: standardError,
+                environment: sandbox.environment, limits: sandbox.limits, parentDeathSignal: SIGKILL
+            )
+            spawned.withLock { $0 = result }
+            started.signal()
+            guard case .success(let pid) = result else { return }
             // Waits without reaping, so that no signal can reach a reused pid: killing the group
             // (whose id the unreaped leader keeps), reaping and marking it reaped happen under the
             // lock signals are sent under.
             try? SystemCall.waitUntilExited(pid)
-            let status = reaped.withLock { reaped in
+            let status = ended.reaped.withLock { reaped in
                 try? SystemCall.kill(-pid, SIGKILL)
                 defer { reaped = true }
                 return (try? SystemCall.waitForExit(pid)) ?? 0
             }
             let code = (status >> 8) & 0xff, signal = status & 0x7f
             let how = signal == 0 ? "exited with status \(code)" : "was killed by signal \(signal)"
-            let waiting = ending.withLock { ending in
+            let waiting = ended.ending.withLock { ending in
                 ending.how = how
                 defer { ending.waiting = [] }
                 return ending.waiting
@@ -131,10 +161,14 @@ final class ExtensionProcess: Sendable {
             // anyway, once what was written before the end has been read.
             let (seconds, attoseconds) = Self.drain.components
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
-                output.stop()
-                errors.stop()
+                ended.output.stop()
+                ended.errors.stop()
             }
         }
+        // A fork and an exec: as long as a spawn on this thread would take. The result is set
+        // before the signal.
+        started.wait()
+        return spawned.withLock { $0 }!
     }
 
     /// Waits for the process to end and says how: "exited with status 1", "was killed by signal 9".

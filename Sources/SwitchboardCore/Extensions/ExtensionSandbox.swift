@@ -8,7 +8,8 @@ import Glibc
 /// saying how isolated that leaves it, for `switchboard status`.
 ///
 /// Every extension gets only its three pipes as descriptors, a process group of its own (signalled
-/// as a group, and killed as a group when it ends), no core dumps, at most ``fileLimit`` open files
+/// as a group, and killed as a group when it ends), a kill when the daemon ends (even killed
+/// outright: the parent-death signal, which its own children do not inherit), no core dumps, at most ``fileLimit`` open files
 /// and ``memoryLimit`` of address space. Its task limit (`RLIMIT_NPROC`) counts every task of its
 /// user: as a user of its own it is ``taskLimit``; as switchboardd's own user it is the tasks that
 /// user has when it starts plus ``taskLimit`` (so that a fork bomb stops before it takes the
@@ -47,8 +48,9 @@ struct ExtensionSandbox: Sendable {
             }
             guard let entry = SystemCall.account(named: user) else { throw ExtensionError("user \"\(user)\" does not exist; create it (adduser --system \(user)) or change \"user\"") }
             // Its own uid and primary group (a user's group is not always named after it:
-            // Debian's nobody is in nogroup), and its supplementary groups.
-            arguments = ["--reuid=\(entry.uid)", "--regid=\(entry.gid)", "--init-groups", "--", path] + arguments
+            // Debian's nobody is in nogroup), and its supplementary groups. The change of user
+            // clears the signal that kills it with the daemon: setpriv sets it again.
+            arguments = ["--reuid=\(entry.uid)", "--regid=\(entry.gid)", "--init-groups", "--pdeathsig=SIGKILL", "--", path] + arguments
             path = "/usr/bin/setpriv"
             account = entry
             ownUser = entry.uid != SystemCall.effectiveUser
@@ -87,7 +89,7 @@ struct ExtensionSandbox: Sendable {
             self.limits = []
             limitsNote = "no limits of its own (switchboardd may not set any here: setrlimit is not permitted)"
         }
-        let shared = "no inherited descriptors, clean environment, own process group, \(limitsNote)"
+        let shared = "no inherited descriptors, clean environment, own process group, killed with switchboardd, \(limitsNote)"
         isolation = ownUser
             ? "own user \(name); \(shared)"
             : "same user as switchboardd (\(name)): not isolated from it (give it a \"user\" of its own, with switchboardd as root); \(shared)"
