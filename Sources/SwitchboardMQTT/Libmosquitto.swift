@@ -166,6 +166,15 @@ enum Libmosquitto {
     static func connackReason(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
 
     /// Turns a `MOSQ_ERR_*` into an error; `errno` is read only for `MOSQ_ERR_ERRNO`.
+    /// What to check when a TLS connection fails before the broker accepted the node: the same
+    /// whichever way libmosquitto reports it (a TLS error from the handshake, or EPROTO from a
+    /// read when the handshake went on in the loop, or the broker dropping a node without a
+    /// client certificate it requires).
+    static let tlsChecklist = "check that mqtt.tls.caFile in devices.json is the CA that signed the broker's certificate, "
+        + "that the certificate names mqtt.host, that mqtt.port is the broker's TLS listener (8883), and, where the broker requires client "
+        + "certificates (require_certificate), that mqtt.tls.certificateFile and keyFile are a certificate and key that CA signed; "
+        + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason"
+
     static func check(_ result: Int32, _ call: String, hint: String? = nil) throws {
         guard result != MOSQ_ERR_SUCCESS.rawValue else { return }
         let error = Errno.current
@@ -179,10 +188,7 @@ enum Libmosquitto {
         var detail = result == MOSQ_ERR_ERRNO.rawValue ? error.message : String(cString: mosquitto_strerror(result))
         if result == MOSQ_ERR_TLS.rawValue {
             // The broker answered, so the generic hint ("is it running?") would mislead.
-            detail += "; the TLS handshake with the broker failed: check that mqtt.tls.caFile in devices.json is the CA that signed the broker's certificate, "
-                + "that the certificate names mqtt.host, that mqtt.port is the broker's TLS listener (8883), and, where the broker requires client "
-                + "certificates (require_certificate), that mqtt.tls.certificateFile and keyFile are a certificate and key that CA signed; "
-                + "`openssl s_client -connect <host>:<port> -CAfile <caFile>` shows the reason"
+            detail += "; the TLS handshake with the broker failed: " + tlsChecklist
         } else if let hint {
             detail += "; \(hint)"
         }

@@ -477,17 +477,18 @@ public final class MQTTConnection: EventLoopSource, @unchecked Sendable {
         }
     }
 
-    /// What a failed libmosquitto call says, and, for a TLS connection the broker dropped before
-    /// accepting it, what to check: a broker that requires client certificates drops the
-    /// connection during or right after the handshake, which libmosquitto reports as EPROTO or a
-    /// lost connection, not as a TLS error.
+    /// What a failed libmosquitto call says, and, for a TLS connection that failed before the
+    /// broker accepted it, what to check: libmosquitto reports a handshake that fails in its loop
+    /// (a broker certificate this node's CA did not sign, when the handshake outlasted the
+    /// connect) as EPROTO, not as a TLS error, and so it reports a broker that requires client
+    /// certificates dropping the connection during or right after the handshake (or as a lost
+    /// connection).
     private func reason(for error: any Error) -> String {
         let reason = String(describing: error)
         guard configuration.tlsCAFile != nil, !accepted, let error = error as? MQTTError,
               error.errno == .protocolError || error.mosquittoCode == MOSQ_ERR_CONN_LOST.rawValue
         else { return reason }
-        return reason + "; the broker closed the TLS connection before accepting this node: where it requires client certificates "
-            + "(require_certificate), mqtt.tls.certificateFile and keyFile in devices.json must be a certificate and key its CA signed"
+        return reason + "; the TLS handshake failed or the broker closed the TLS connection before accepting this node: " + Libmosquitto.tlsChecklist
     }
 
     private func lost(_ reason: String, first: Bool) {
