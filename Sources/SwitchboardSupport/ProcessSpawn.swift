@@ -31,12 +31,9 @@ public enum ProcessSpawn {
 
     /// Starts `path` with standard input, output and error on the given descriptors (the ends of
     /// pipes), which the child gets as 0, 1 and 2; the caller's own ends should be close-on-exec.
-    /// - Parameter ownProcessGroup: the child leads a process group of its own, so that signals
-    ///   sent to the caller's group (Ctrl-C in a terminal) reach only the caller, which stops the
-    ///   child in its own time.
     public static func spawn(
         _ path: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32, standardError: Int32,
-        environment: [String]? = nil, ownProcessGroup: Bool = false
+        environment: [String]? = nil
     ) -> Result<pid_t, SpawnError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -45,7 +42,7 @@ public enum ProcessSpawn {
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         posix_spawn_file_actions_adddup2(&actions, standardError, 2)
         _ = sb_spawn_file_actions_closefrom(&actions, 3)
-        return spawn(path, arguments, actions: &actions, environment: environment, ownProcessGroup: ownProcessGroup)
+        return spawn(path, arguments, actions: &actions, environment: environment)
     }
 
     /// Starts `path` as an untrusted child: standard input, output and error on the given
@@ -78,8 +75,7 @@ public enum ProcessSpawn {
     }
 
     private static func spawn(
-        _ path: String, _ arguments: [String], actions: inout posix_spawn_file_actions_t, environment: [String]?,
-        ownProcessGroup: Bool = false
+        _ path: String, _ arguments: [String], actions: inout posix_spawn_file_actions_t, environment: [String]?
     ) -> Result<pid_t, SpawnError> {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -89,9 +85,7 @@ public enum ProcessSpawn {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        let group = ownProcessGroup ? POSIX_SPAWN_SETPGROUP : 0
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | group))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { word in word.withCString { strdup($0) } } + [nil]
         defer { argv.forEach { free($0) } }
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { word in word.withCString { strdup($0) } } + [nil] }

@@ -12,6 +12,11 @@ import Testing
 struct ExtensionHostingTests {
     static let base = "switchboard/ext-test"
 
+    /// The pid of the faulty extension's latest run, from the daemon's log.
+    func faultyPID(_ daemon: DaemonHarness) -> pid_t? {
+        daemon.log.components(separatedBy: "extension faulty: running (pid ").last.flatMap { pid_t($0.prefix { $0.isNumber }) }
+    }
+
     /// - Parameter more: further elements of `extensions`.
     func configuration(port: Int? = nil, discovery: Bool = false, more: String = "") -> String {
         let mqtt = port.map { #""mqtt": { "host": "127.0.0.1", "port": \#($0), "discovery": \#(discovery) },"# } ?? ""
@@ -273,7 +278,7 @@ struct ExtensionHostingTests {
         let daemon = try DaemonHarness(configuration: configuration())
         try await daemon.start(wrapper: ["/usr/bin/setsid"])
         #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: running (pid ") })
-        let extensionPID = try #require(daemon.log.components(separatedBy: "extension faulty: running (pid ").last.flatMap { pid_t($0.prefix { $0.isNumber }) })
+        let extensionPID = try #require(faultyPID(daemon))
         #expect(getpgid(extensionPID) == extensionPID, "the extension leads a process group of its own")
         #expect(await daemon.signalGroup(SIGINT) == 0)
         #expect(daemon.log.hasSuffix("info: switchboardd stopping (signal 2)\ninfo: switchboardd stopped\n"), "\(daemon.log)")
@@ -291,7 +296,7 @@ struct ExtensionHostingTests {
         let daemon = try DaemonHarness(configuration: configuration().replacingOccurrences(of: #""executable": "\#(executable)""#, with: #""executable": "\#(wrapper)""#))
         try await daemon.start()
         #expect(await daemon.waitUntil { daemon.log.contains("extension faulty: running (pid ") })
-        let extensionPID = try #require(daemon.log.components(separatedBy: "extension faulty: running (pid ").last.flatMap { pid_t($0.prefix { $0.isNumber }) })
+        let extensionPID = try #require(faultyPID(daemon))
         #expect(await daemon.signal(SIGKILL) == 128 + SIGKILL)
         let gone = await eventually(within: .seconds(5)) { ExtensionSandboxTests.isGone(extensionPID) }
         #expect(gone, "the extension \(extensionPID) outlived its daemon")

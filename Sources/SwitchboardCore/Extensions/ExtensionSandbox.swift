@@ -9,8 +9,8 @@ import Glibc
 ///
 /// Every extension gets only its three pipes as descriptors, a process group of its own (signalled
 /// as a group, and killed as a group when it ends), a kill when the daemon ends (even killed
-/// outright: the parent-death signal, which its own children do not inherit), no core dumps, at most ``fileLimit`` open files
-/// and ``memoryLimit`` of address space. Its task limit (`RLIMIT_NPROC`) counts every task of its
+/// outright: the parent-death signal, which its own children do not inherit), no core dumps, at
+/// most ``fileLimit`` open files and ``memoryLimit`` of address space. Its task limit (`RLIMIT_NPROC`) counts every task of its
 /// user: as a user of its own it is ``taskLimit``; as switchboardd's own user it is the tasks that
 /// user has when it starts plus ``taskLimit`` (so that a fork bomb stops before it takes the
 /// daemon's threads), and as root it is not enforced at all.
