@@ -18,3 +18,16 @@ public func eventually(within timeout: Duration, every interval: Duration = .mil
     }
     return await condition()
 }
+
+/// Waits until `condition` holds, yielding between looks (for what other tasks make true within a
+/// few turns of the pool, where `eventually`'s sleeps would slow the test), for at most `timeout`;
+/// returns whether it held. A test that waits this way fails when the condition never comes
+/// instead of spinning until the run is stopped.
+public func yielding(within timeout: Duration = .seconds(10), until condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        await Task.yield()
+    }
+    return await condition()
+}

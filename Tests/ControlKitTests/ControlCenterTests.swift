@@ -77,10 +77,10 @@ struct CountingToggle {
         fan.probe.update { $0.holdNextRender = true }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await center.reload(kind: fan.kind) }
-            while fan.probe.value.gate == nil { await Task.yield() }
+            #expect(await yielding(until: { fan.probe.value.gate != nil }))
             for _ in 0..<50 { group.addTask { await center.reload(kind: fan.kind) } }
             // Let every request reach the center before the held reload finishes.
-            while await center.pendingReloadRequests(kind: fan.kind) < 50 { await Task.yield() }
+            #expect(await yielding(until: { await center.pendingReloadRequests(kind: fan.kind) >= 50 }))
             await fan.releaseHeldRender()
             try await group.waitForAll()
         }
@@ -162,7 +162,7 @@ struct CountingToggle {
         _ = try await center.perform("relay", .setValue(true))
         #expect(center.requestedReloadCount == before + 1, "only the other kind's push")
         release.yield()
-        while !pushedLater.value { await Task.yield() }
+        #expect(await yielding(until: { pushedLater.value }))
         #expect(center.requestedReloadCount == before + 2)
     }
 

@@ -111,10 +111,11 @@ struct InterlockTests {
                 }
             }
             // Let every dead time pass as the commands queue up.
-            while done.withLock({ $0 }) < 40 {
-                await Task.yield()
+            let finished = await yielding(within: .seconds(30)) {
                 if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(500)) }
+                return done.withLock { $0 } == 40
             }
+            #expect(finished, "\(done.withLock { $0 }) of 40 commands finished")
         }
         #expect(chip.overlaps.isEmpty, "\(chip.overlaps)")
         #expect(chip.writes.count > 10)

@@ -56,7 +56,7 @@ struct MQTTConnectionTests {
         guard case .disconnected(_, let retryIn)? = await events.next() else { Issue.record("expected a disconnect"); return }
         #expect(retryIn == .seconds(10))
         try await broker.start()
-        while clock.sleeperCount == 0 { await Task.yield() }
+        guard await yielding(until: { clock.sleeperCount > 0 }) else { Issue.record("no reconnect timer"); connection.stop(); return }
         #expect(clock.pendingDeadlines == [clock.now.advanced(by: .seconds(10))])
         clock.advance(by: .seconds(9))
         #expect(!connection.connected)

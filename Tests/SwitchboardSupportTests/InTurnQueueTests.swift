@@ -1,4 +1,5 @@
 import SwitchboardSupport
+import SwitchboardTesting
 import Testing
 
 @Suite struct InTurnQueueTests {
@@ -20,7 +21,7 @@ import Testing
         let served = Locked<[Int]>([])
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await queue.serve { value in served.withLock { $0.append(value) } } }
-            while served.withLock({ $0.count }) < 3 { await Task.yield() }
+            #expect(await yielding(until: { served.withLock { $0.count } >= 3 }))
             group.cancelAll()
         }
         #expect(served.withLock { $0 } == [10, 2, 3])
