@@ -16,7 +16,8 @@ import SwitchboardSupport
 /// timeout (``sendTimeout``) before its connection is dropped. A connection that has not
 /// finished pair-verify within ``handshakeTimeout`` of being accepted is closed, so that idle or
 /// stalled sockets cannot hold the connection slots; a verified session is kept as long as its
-/// controller keeps it.
+/// controller keeps it and is there: a controller that vanished without closing (a phone that
+/// left the network) is found by TCP keep-alive (``keepAlive``) and its connection closed.
 public final class HAPServer: Service, @unchecked Sendable {
     // @unchecked Sendable: `listenerDescriptor`, `port` and the injected parts are set once in init;
     // `connections`, `stopped`, `stopWaiters` and every session (and the store, which is not
@@ -32,6 +33,12 @@ public final class HAPServer: Service, @unchecked Sendable {
     public static let defaultHandshakeTimeout: Duration = .seconds(60)
     /// How long a connection may stay open without finishing pair-verify.
     public let handshakeTimeout: Duration
+    /// By default a silent connection is probed after 2 minutes, every 20 s, and closed after 3
+    /// probes unanswered: a controller that vanished holds its connection (and its slot, and its
+    /// thread) for at most 3 minutes.
+    public static let defaultKeepAlive = TCPKeepAlive(idle: .seconds(120), interval: .seconds(20), probes: 3)
+    /// How the server finds out that a controller is gone without having closed its connection.
+    public let keepAlive: TCPKeepAlive
 
     private let listenerDescriptor: CInt
     private let accessory: AccessoryIdentity
@@ -48,10 +55,11 @@ public final class HAPServer: Service, @unchecked Sendable {
 
     /// Listens on `port` (0: a free one), on loopback only when `loopbackOnly`. The store is used
     /// only with the server's lock held. A connection still unverified `handshakeTimeout` after
-    /// it was accepted is closed.
+    /// it was accepted is closed; one whose controller stopped answering `keepAlive`'s probes too.
     public init(port: UInt16 = 0, loopbackOnly: Bool = false, accessory: AccessoryIdentity, setupCode: SetupCode,
                 store: any PairingStore, database: any HAPAccessoryDatabase,
-                handshakeTimeout: Duration = HAPServer.defaultHandshakeTimeout) throws {
+                handshakeTimeout: Duration = HAPServer.defaultHandshakeTimeout,
+                keepAlive: TCPKeepAlive = HAPServer.defaultKeepAlive) throws {
         do {
             (listenerDescriptor, self.port) = try SystemCall.tcpListener(port: port, loopbackOnly: loopbackOnly)
         } catch {
@@ -62,6 +70,7 @@ public final class HAPServer: Service, @unchecked Sendable {
         self.store = store
         self.database = database
         self.handshakeTimeout = handshakeTimeout
+        self.keepAlive = keepAlive
         database.observeChanges { [weak self] id, value in self?.changed([id: value]) }
     }
 
@@ -138,6 +147,7 @@ public final class HAPServer: Service, @unchecked Sendable {
             }
             guard admitted else { connection.close(); continue }
             connection.setSendTimeout(HAPServer.sendTimeout)
+            connection.setKeepAlive(keepAlive)
             let deadline = acceptedAt + handshakeTimeout
             LoopThread.start(name: "HAP connection") { [self] in serve(connection, verifiedBy: deadline) }
         }
@@ -277,6 +287,10 @@ final class HAPConnection: @unchecked Sendable {
 
     func setSendTimeout(_ timeout: Duration) {
         try? SystemCall.setSendTimeout(descriptor, timeout)
+    }
+
+    func setKeepAlive(_ keepAlive: TCPKeepAlive) {
+        try? SystemCall.setKeepAlive(descriptor, keepAlive)
     }
 
     /// Bounds how long a read waits (nil: no bound); a read that times out ends the connection.

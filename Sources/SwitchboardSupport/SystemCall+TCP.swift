@@ -50,6 +50,49 @@ extension SystemCall {
     }
 }
 
+/// How a TCP connection finds out that its peer is gone without having closed it (a phone that
+/// left the network or lost its power): after `idle` without traffic the kernel sends a probe
+/// every `interval`, and ends the connection when `probes` of them in a row go unanswered; data
+/// sent and not acknowledged for as long (`TCP_USER_TIMEOUT`) ends it too. A peer that is there
+/// answers the probes from its kernel, however quiet its program is.
+public struct TCPKeepAlive: Sendable, Equatable {
+    /// How long a connection may be silent before the first probe.
+    public var idle: Duration
+    /// The time between probes.
+    public var interval: Duration
+    /// How many unanswered probes end the connection.
+    public var probes: Int
+
+    public init(idle: Duration, interval: Duration, probes: Int) {
+        self.idle = idle
+        self.interval = interval
+        self.probes = probes
+    }
+
+    /// The longest a vanished peer can hold the connection: `idle + interval × probes`.
+    public var limit: Duration { idle + interval * probes }
+}
+
+extension SystemCall {
+    /// Turns on TCP keep-alive on a connected socket (`SO_KEEPALIVE`, `TCP_KEEPIDLE`,
+    /// `TCP_KEEPINTVL`, `TCP_KEEPCNT`) and bounds unacknowledged data by the same limit
+    /// (`TCP_USER_TIMEOUT`). Times are whole seconds, at least one.
+    public static func setKeepAlive(_ descriptor: CInt, _ keepAlive: TCPKeepAlive) throws(Errno) {
+        func seconds(_ duration: Duration) -> CInt { CInt(max(1, duration.components.seconds)) }
+        func set(_ level: CInt, _ option: CInt, _ value: CInt) throws(Errno) {
+            var value = value
+            _ = try checking { setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<CInt>.size)) }
+        }
+        let tcp = CInt(IPPROTO_TCP)
+        try set(SOL_SOCKET, SO_KEEPALIVE, 1)
+        try set(tcp, TCP_KEEPIDLE, seconds(keepAlive.idle))
+        try set(tcp, TCP_KEEPINTVL, seconds(keepAlive.interval))
+        try set(tcp, TCP_KEEPCNT, CInt(max(1, keepAlive.probes)))
+        let limit = keepAlive.limit.components
+        try set(tcp, TCP_USER_TIMEOUT, CInt(min(Int64(CInt.max), limit.seconds * 1000 + limit.attoseconds / 1_000_000_000_000_000)))
+    }
+}
+
 private extension timeval {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components

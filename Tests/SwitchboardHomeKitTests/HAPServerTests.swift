@@ -96,6 +96,44 @@ struct HAPServerTests: LoopbackHAPServer {
         #expect(bridge.value(TestBridge.switchOn) == .bool(true))
     }
 
+    /// A controller that vanishes without closing (its socket closed in TCP repair mode: no FIN,
+    /// no RST, as a phone that left the network) is found by the server's keep-alive probes and
+    /// its connection closed; another one, as silent for longer than the probes take, is kept:
+    /// its kernel answers them.
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"),
+          .enabled(if: getuid() == 0, "TCP repair mode, which makes the controller's socket vanish, needs CAP_NET_ADMIN: run as root"))
+    func aControllerThatVanishedIsFoundByKeepAliveAndClosed() async throws {
+        let python = try #require(Aiohomekit.python)
+        let keepAlive = TCPKeepAlive(idle: .seconds(1), interval: .seconds(1), probes: 2)
+        let server = try Self.makeServer(bridge: bridge, store: store, keepAlive: keepAlive)
+        server.start()
+        defer { server.stop() }
+        let marker = NSTemporaryDirectory() + "hap-vanished-" + UUID().uuidString.prefix(8)
+        defer {
+            try? FileManager.default.removeItem(atPath: marker)
+            try? FileManager.default.removeItem(atPath: marker + ".done")
+        }
+        let port = server.port
+        async let run = onThread {
+            ChildProcess.runBlocking(python, [Aiohomekit.folder + "/aiohomekit-vanish.py", "127.0.0.1", String(port), "031-45-154", marker])
+        }
+        let vanished = await eventually(within: .seconds(30)) { FileManager.default.fileExists(atPath: marker) }
+        if vanished {
+            let vanishedAt = ContinuousClock.now
+            // Two verified connections, then one: the vanished one's within the probes' limit.
+            let closed = await eventually(within: keepAlive.limit + .seconds(5)) { server.connectionCount == 1 }
+            #expect(closed, "\(server.connectionCount) connections open \(ContinuousClock.now - vanishedAt) after one vanished")
+            try await Task.sleep(for: keepAlive.limit)
+            #expect(server.connectionCount == 1, "the controller that is there, silent, was kept")
+        }
+        _ = FileManager.default.createFile(atPath: marker + ".done", contents: nil)
+        let result = await run
+        #expect(vanished, "aiohomekit-vanish.py: \(result.stdout) \(result.stderr)")
+        #expect(result.status == 0, "aiohomekit-vanish.py: \(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").last == #"{"verified": 2}"#, "\(result.stdout)")
+        #expect(await eventually(within: .seconds(10)) { server.connectionCount == 0 })
+    }
+
     /// `start()` alone serves: its listener waits for no task, so a pool kept busy by other work
     /// cannot leave a controller unanswered. No task runs this server at all.
     @Test func aStartedServerAnswersWithNoTaskRunningIt() async throws {

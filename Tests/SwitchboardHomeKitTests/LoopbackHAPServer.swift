@@ -11,10 +11,11 @@ protocol LoopbackHAPServer {
 
 extension LoopbackHAPServer {
     /// The server for a suite's bridge and pairings.
-    static func makeServer(bridge: TestBridge, store: InMemoryPairingStore, handshakeTimeout: Duration = HAPServer.defaultHandshakeTimeout) throws -> HAPServer {
+    static func makeServer(bridge: TestBridge, store: InMemoryPairingStore, handshakeTimeout: Duration = HAPServer.defaultHandshakeTimeout,
+                           keepAlive: TCPKeepAlive = HAPServer.defaultKeepAlive) throws -> HAPServer {
         let accessory = AccessoryIdentity(pairingIdentifier: "0E:4C:7A:11:9B:D2", longTermKey: try Ed25519PrivateKey())
         return try HAPServer(loopbackOnly: true, accessory: accessory, setupCode: try SetupCode("031-45-154"), store: store, database: bridge,
-                             handshakeTimeout: handshakeTimeout)
+                             handshakeTimeout: handshakeTimeout, keepAlive: keepAlive)
     }
 
     /// Runs the server while `body` runs. It accepts from here on, whenever its run task gets a
