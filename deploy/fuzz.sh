@@ -4,7 +4,10 @@
 # the repository's broken devices.json corpus, the sample and example payloads. Exits non-zero
 # with the crashing input saved under .build-fuzz/crashes when any input crashes a parser.
 #
-#   deploy/fuzz.sh [SECONDS]      # default 60 (FUZZ_SECONDS)
+#   deploy/fuzz.sh [SECONDS]      # default 60 (FUZZ_SECONDS); FUZZ_TIMEOUT: seconds one input may
+#                                 # take before it counts as a hang (default 10; deploy/test.sh
+#                                 # gives 60 to the fuzzer it runs at the lowest priority, which may
+#                                 # wait for the CPU that long)
 #   deploy/fuzz.sh --build-only   # only build the fuzzer (deploy/lib/prebuild.sh)
 #   $(swift build --show-bin-path)/switchboard-fuzz FILE...   # replay inputs without the fuzzer
 set -euo pipefail
@@ -53,5 +56,5 @@ seed 10 <<<'{"characteristics":[{"aid":2,"iid":9,"value":1,"ev":true},{"aid":1,"
 for line in '{"op":"status"}' '{"op":"perform","id":"porch","value":true}' '{"op":"button","id":"button","hold":"1s"}'; do seed 4 <<<"$line"; done
 
 echo "switchboard fuzz: $seconds s over $n seeds"
-ASAN_OPTIONS=detect_leaks=0 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+ASAN_OPTIONS=detect_leaks=0 "$fuzzer" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$seeds"

@@ -10,7 +10,8 @@
 # libgpiods; see deploy/hil/test.sh; then on arm64, and on QEMU's Raspberry Pi 3 with its real GPIO
 # driver), deploy/install.sh, the systemd unit and the .debs under systemd
 # in that VM (deploy/hil/systemd-test.sh), the parsers under libFuzzer for a bounded time
-# (deploy/fuzz.sh, FUZZ_SECONDS, default 60) and the suite again under AddressSanitizer and
+# (deploy/fuzz.sh, FUZZ_SECONDS, default 60; in the background beside the systemd stage, at the
+# lowest priority) and the suite again under AddressSanitizer and
 # ThreadSanitizer (deploy/sanitizers.sh). Those three builds are made in the background while the
 # arm64 and VM stages run (deploy/lib/prebuild.sh; SWITCHBOARD_PREBUILD=0 leaves them to their
 # stages). Each stage's time is printed as it ends and all of them at the end. Arguments go to the
@@ -87,14 +88,25 @@ bash deploy/hil/raspi3b-test.sh # the same on QEMU's Raspberry Pi 3: its device 
 # install.sh and the systemd unit, for real: Debian 13 booted with systemd in the VM, a gpio-sim
 # chip as a Pi 5 header (the systemd kernel and the release build are cached after the first run);
 # then the amd64 .debs installed, upgraded, removed and purged by apt in Debian 13 and Debian 12.
+# The parsers under libFuzzer for FUZZ_SECONDS (deploy/fuzz.sh) meanwhile, in the background at the
+# lowest priority: an emulated VM leaves about a third of the two cores idle, and the fuzzer, which
+# waits for nothing, takes that share instead of a stage of its own. Its output follows the VMs'.
+fuzz_log=$(mktemp)
+stage_temporary_files+=("$fuzz_log")
+FUZZ_TIMEOUT=60 setsid bash -c 'source deploy/lib/background.sh && background_priority bash deploy/fuzz.sh "$1"' fuzz \
+    "${FUZZ_SECONDS:-60}" </dev/null >"$fuzz_log" 2>&1 &
+fuzzer=$!
+stage_background_groups+=("$fuzzer")
 stage "systemd: install.sh, the unit and the .debs in the VM"
 bash deploy/hil/systemd-test.sh
 stage "systemd: the arm64 .deb on an arm64 kernel"
 bash deploy/hil/arm64-package-test.sh
-stage_end
 
-stage "fuzzing"
-bash deploy/fuzz.sh "${FUZZ_SECONDS:-60}"
+stage "fuzzing (since the systemd stage began, beside it)"
+fuzz_status=0
+wait "$fuzzer" || fuzz_status=$?
+cat "$fuzz_log"
+((fuzz_status == 0)) || { echo "switchboard: deploy/fuzz.sh failed (exit $fuzz_status, above)" >&2; exit 1; }
 stage_end
 
 bash deploy/sanitizers.sh
