@@ -23,7 +23,7 @@ public func eventually(within timeout: Duration, every interval: Duration = .mil
 /// few turns of the pool, where `eventually`'s sleeps would slow the test), for at most `timeout`;
 /// returns whether it held. A test that waits this way fails when the condition never comes
 /// instead of spinning until the run is stopped.
-public func yielding(within timeout: Duration = .seconds(10), until condition: () async -> Bool) async -> Bool {
+public func yielding(within timeout: Duration = .seconds(30), until condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }
