@@ -163,7 +163,8 @@ struct AvahiDiscoveryTests {
         let started = ContinuousClock.now
         advertiser.advertise(try record())
         advertiser.advertise(try record())
-        #expect(ContinuousClock.now - started < .milliseconds(500))
+        // Waiting for Avahi would hold the caller for good; 2 s leaves room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(await eventually(within: .seconds(5)) {
             if case .waitingForAvahi = advertiser.status { return true } else { return false }
         })

@@ -111,9 +111,11 @@ struct EventLoopTests {
         // It asked its source once after serving it and once after each job: it slept in between
         // rather than spinning.
         #expect(source.waits.withLock { $0 } <= 2 * 40 + 2)
+        // Unwoken, a job would wait out the 60 s poll. The bounds leave room for a loaded machine
+        // under ThreadSanitizer, where one job in 40 once took 1.008 s.
         delays.sort()
-        #expect(delays[delays.count / 2] < .milliseconds(5), "median \(delays[delays.count / 2]) against a 60 s poll")
-        #expect(delays.last! < .seconds(1), "slowest \(delays.last!) against a 60 s poll")
+        #expect(delays[delays.count / 2] < .milliseconds(20), "median \(delays[delays.count / 2]) against a 60 s poll")
+        #expect(delays.last! < .seconds(30), "slowest \(delays.last!) against a 60 s poll")
     }
 
     @Test func jobsQueuedBeforeTheStopRunAndJobsAfterItRunInOrderOneAtATime() async throws {
