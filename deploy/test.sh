@@ -91,22 +91,14 @@ bash deploy/hil/raspi3b-test.sh # the same on QEMU's Raspberry Pi 3: its device 
 # The parsers under libFuzzer for FUZZ_SECONDS (deploy/fuzz.sh) meanwhile, in the background at the
 # lowest priority: an emulated VM leaves about a third of the two cores idle, and the fuzzer, which
 # waits for nothing, takes that share instead of a stage of its own. Its output follows the VMs'.
-fuzz_log=$(mktemp)
-stage_temporary_files+=("$fuzz_log")
-FUZZ_TIMEOUT=60 setsid bash -c 'source deploy/lib/background.sh && background_priority bash deploy/fuzz.sh "$1"' fuzz \
-    "${FUZZ_SECONDS:-60}" </dev/null >"$fuzz_log" 2>&1 &
-fuzzer=$!
-stage_background_groups+=("$fuzzer")
+stage_beside fuzz env FUZZ_TIMEOUT=60 bash deploy/fuzz.sh "${FUZZ_SECONDS:-60}"
 stage "systemd: install.sh, the unit and the .debs in the VM"
 bash deploy/hil/systemd-test.sh
 stage "systemd: the arm64 .deb on an arm64 kernel"
 bash deploy/hil/arm64-package-test.sh
 
 stage "fuzzing (since the systemd stage began, beside it)"
-fuzz_status=0
-wait "$fuzzer" || fuzz_status=$?
-cat "$fuzz_log"
-((fuzz_status == 0)) || { echo "switchboard: deploy/fuzz.sh failed (exit $fuzz_status, above)" >&2; exit 1; }
+stage_wait_beside fuzz || { echo "switchboard: deploy/fuzz.sh failed (exit $?, above)" >&2; exit 1; }
 stage_end
 
 bash deploy/sanitizers.sh

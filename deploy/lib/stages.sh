@@ -47,6 +47,29 @@ stage_background() {
     stage_background_logs+=("$1=$log")
 }
 
+# stage_beside NAME COMMAND...: starts COMMAND beside the stages that follow, in a session of its
+# own (stopped at the script's exit) at the lowest priority (deploy/lib/background.sh), its output
+# kept for stage_wait_beside NAME.
+declare -A stage_beside_pids=() stage_beside_logs=()
+stage_beside() {
+    local name=$1 log
+    shift
+    log=$(mktemp)
+    stage_temporary_files+=("$log")
+    setsid bash -c 'source deploy/lib/background.sh && background_priority "$@"' "$name" "$@" </dev/null >"$log" 2>&1 &
+    stage_background_groups+=($!)
+    stage_beside_pids[$name]=$! stage_beside_logs[$name]=$log
+}
+
+# stage_wait_beside NAME: waits for the command stage_beside NAME started, prints its output, and
+# returns its exit status.
+stage_wait_beside() {
+    local name=$1 status=0
+    wait "${stage_beside_pids[$name]}" || status=$?
+    cat "${stage_beside_logs[$name]}"
+    return "$status"
+}
+
 # stage_background_report: what each background job did and how long each step took; the end of
 # its output when a step failed.
 stage_background_report() {
