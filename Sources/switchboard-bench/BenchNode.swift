@@ -18,8 +18,8 @@ final class BenchNode: @unchecked Sendable {
         try self.init(configuration: Self.configuration(controls: controls, remotes: remotes, port: port, node: node))
     }
 
-    /// A node on a devices.json of the benchmark's own.
-    init(configuration: String) throws {
+    /// A node on a devices.json of the benchmark's own, with `environment` added to the daemon's.
+    init(configuration: String, environment: [String: String] = [:]) throws {
         directory = NSTemporaryDirectory() + "switchboard-bench-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try configuration.write(toFile: directory + "/devices.json", atomically: true, encoding: .utf8)
@@ -33,7 +33,7 @@ final class BenchNode: @unchecked Sendable {
         let command = wrapper + daemon
         process = try ChildProcess(
             command[0], Array(command.dropFirst()),
-            logPath: directory + "/switchboardd.log", environment: ["NOTIFY_SOCKET": directory + "/notify.sock"]
+            logPath: directory + "/switchboardd.log", environment: environment.merging(["NOTIFY_SOCKET": directory + "/notify.sock"]) { $1 }
         )
         guard notify.waitForReady(timeout: .seconds(wrapper.isEmpty ? 30 : 300)) else {
             throw HarnessError("switchboardd did not report READY:\n" + ((try? String(contentsOfFile: directory + "/switchboardd.log", encoding: .utf8)) ?? ""))

@@ -7,6 +7,7 @@
 //   swift run -c release switchboard-bench extension [commands]
 //   swift run -c release switchboard-bench soak [minutes] [commands-per-second]
 //   swift run -c release switchboard-bench fleet [nodes] [controls] [commands]
+//   swift run -c release switchboard-bench homekit [writes] [events]   (beside HAP-python 5.0; aiohomekit's and HAP-python's venvs)
 // Each prints a table and one JSON line.
 
 import Foundation
@@ -94,6 +95,10 @@ case "fleet":
     print("  RSS per node: idle mean \(idle.0) MiB (max \(idle.1)), after the load mean \(loaded.0) MiB (max \(loaded.1)), of which the node's own (anonymous) mean \(own.0) MiB")
     print("  the nodes' broker restarted under \(o.outageSent) bridged commands (50/s): performed (answered) \(o.outageAnswered), controls on \(o.outageOn) of \(o.outageSent), last answer \(o.outageRecovery.milliseconds) ms after the restart")
     print(#"{"benchmark":"fleet","nodes":\#(bench.nodes),"controls":\#(bench.controls),"commands":\#(o.fleet.count),"cold_p50_ms":\#(cold(50).milliseconds),"cold_max_ms":\#(cold.max.milliseconds),"center_process_p50_ms":\#(center(50).milliseconds),"fleet_p50_us":\#(fleet(50).microseconds),"fleet_p99_us":\#(fleet(99).microseconds),"socket_p50_us":\#(socket(50).microseconds),"socket_p99_us":\#(socket(99).microseconds),"bridge_nodes_seen":\#(o.bridgeSeen),"bridged_p50_us":\#(bridged(50).microseconds),"bridged_p99_us":\#(bridged(99).microseconds),"messages_per_command":\#(String(format: "%.2f", perCommand)),"rss_idle_mean_mib":\#(idle.0),"rss_loaded_mean_mib":\#(loaded.0),"anonymous_loaded_mean_mib":\#(own.0),"outage_sent":\#(o.outageSent),"outage_answered":\#(o.outageAnswered),"outage_on":\#(o.outageOn)}"#)
+case "homekit":
+    let bench = HomeKitBenchmark(writes: number(1, 2_000), events: number(2, 50))
+    let outcome = try await bench.run()
+    bench.report(outcome).forEach { print($0) }
 default:
-    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands] | soak [minutes] [rate] | fleet [nodes] [controls] [commands]")
+    print("usage: switchboard-bench gpio-edge [edges] | gpio-edge-kernel [edges] | button [presses] | mqtt [commands] [idle-seconds] | extension [commands] | soak [minutes] [rate] | fleet [nodes] [controls] [commands] | homekit [writes] [events]")
 }
