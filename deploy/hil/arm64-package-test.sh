@@ -64,6 +64,7 @@ trap 'exit 130' INT TERM
 kernel=${HIL_ARM64_KERNEL:-$(deploy/hil/build-kernel.sh --arch arm64 deploy/hil/kernel-systemd.config)}
 [[ -f $kernel ]] || { say "no kernel image at $kernel" >&2; exit 1; }
 root=$(deploy/hil/arm64-root.sh fresh)
+image=$(systemd_vm_root_image "$root" arm64-fresh)
 busybox=$(deploy/hil/arm64-busybox.sh)
 say "kernel $kernel"
 say "root $root"
@@ -96,9 +97,10 @@ start_vm() {
     timeout -k 5 "$boot_timeout" qemu-system-aarch64 -accel tcg,thread=multi -M virt,gic-version=3 \
         -cpu max,pauth-impdef=on -smp 2 -m 2G -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$kernel" -initrd "$initramfs" \
-        -append "console=ttyAMA0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.phase=$phase" \
+        -append "console=ttyAMA0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.lowerdisk=/dev/vdb switchboard.phase=$phase" \
         -serial "file:$run/console-$phase.log" \
         -drive "file=$disk,format=raw,if=virtio,cache=writeback" \
+        -drive "file=$image,format=raw,if=virtio,readonly=on" \
         -virtfs "local,path=$root,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
         -virtfs "local,path=$share,mount_tag=hil,security_model=none" \
         </dev/null >"$run/qemu-$phase.log" 2>&1 &

@@ -78,6 +78,8 @@ case $phase in
     t0=$SECONDS
     if apt_get install "$hil/debs/old.deb"; then pass "apt-get install of the package finished in $((SECONDS - t0))s with no network"
     else fail "apt-get install of the package exited with an error"; fi
+    # When dpkg unpacked and configured the package (to the second), for where apt's time went.
+    grep -E " (install|configure|status (unpacked|half-configured|installed)) switchboard" /var/log/dpkg.log | sed 's/^/    dpkg.log: /'
     info "installed: switchboard $(dpkg-query -W -f='${Version} ${Status}' switchboard 2>&1)"
     check "package installed" "install ok installed" "$(dpkg-query -W -f='${Status}' switchboard 2>&1)"
     check "programs on the PATH" "/usr/bin/switchboardd /usr/bin/switchboard" "$(command -v switchboardd) $(command -v switchboard)"

@@ -141,17 +141,19 @@ case $accel in
 esac
 
 # start_vm PHASE: one run of the VM, in the background ($qemu), its guest results followed. The
-# root, the test folder and the disk are $vm_root, $vm_share and $vm_disk (the package boots set
-# their own).
-vm_root=$root vm_share=$run/share vm_disk=$run/disk.img boot_timeout=${HIL_TIMEOUT:-600}
+# root (an image of it: systemd_vm_root_image), the test folder and the disk are $vm_image,
+# $vm_share and $vm_disk (the package boots set their own).
+vm_share=$run/share vm_disk=$run/disk.img boot_timeout=${HIL_TIMEOUT:-600}
+vm_image=$(systemd_vm_root_image "$root" debian13)
 start_vm() {
     local phase=$1
     timeout -k 5 "$boot_timeout" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2G \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$kernel" -initrd "$initramfs" \
-        -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.lower=$vm_root switchboard.repo=$repo switchboard.phase=$phase" \
+        -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3 switchboard.lowerdisk=/dev/vdb switchboard.repo=$repo switchboard.phase=$phase" \
         -serial "file:$run/console-$phase.log" \
         -drive "file=$vm_disk,format=raw,if=virtio,cache=writeback" \
+        -drive "file=$vm_image,format=raw,if=virtio,readonly=on" \
         -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
         -virtfs "local,path=$vm_share,mount_tag=hil,security_model=none" \
         </dev/null >"$run/qemu-$phase.log" 2>&1 &
@@ -172,8 +174,8 @@ pull_the_plug() {
     wait "$follower" 2>/dev/null
 }
 
-# cut N: a boot whose guest starts a burst of commands; the host cuts the power 1–3 s into it.
-cut() {
+# power_cut N: a boot whose guest starts a burst of commands; the host cuts the power 1–3 s into it.
+power_cut() {
     local phase=cut$1 boot_started=$(date +%s) waited=0 delay
     say "boot $phase"
     set +e
@@ -200,7 +202,7 @@ failed=0
 if [[ $only != packages ]]; then
     boot install || failed=1
     if ((failed == 0)); then boot reboot || failed=1; fi
-    for ((n = 1; failed == 0 && n <= ${HIL_POWER_CUTS:-3}; n++)); do cut "$n" || failed=1; done
+    for ((n = 1; failed == 0 && n <= ${HIL_POWER_CUTS:-3}; n++)); do power_cut "$n" || failed=1; done
     if ((failed == 0)); then boot final || failed=1; fi
 fi
 
@@ -234,8 +236,8 @@ for release in ${HIL_PACKAGE_RELEASES:-trixie bookworm}; do
     case $release in trixie | bookworm) ;; *) say "HIL_PACKAGE_RELEASES: \"$release\"? say trixie, bookworm or both" >&2; exit 2 ;; esac
     package_started=$(date +%s)
     case $release in
-        trixie) vm_root=$root ;;
-        bookworm) vm_root=$(deploy/hil/systemd-root.sh bookworm) ;;
+        trixie) vm_root=$root vm_image=$(systemd_vm_root_image "$root" debian13) ;;
+        bookworm) vm_root=$(deploy/hil/systemd-root.sh bookworm) vm_image=$(systemd_vm_root_image "$vm_root" bookworm) ;;
     esac
     debs=$(package_pair "$release") || { say "FAIL: the $release packages (above)"; package_failed=1; continue; }
     read -r old new <<<"$debs"
