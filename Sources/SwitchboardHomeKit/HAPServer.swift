@@ -148,6 +148,7 @@ public final class HAPServer: Service, @unchecked Sendable {
             guard admitted else { connection.close(); continue }
             connection.setSendTimeout(HAPServer.sendTimeout)
             connection.setKeepAlive(keepAlive)
+            connection.setNoDelay()
             let deadline = acceptedAt + handshakeTimeout
             LoopThread.start(name: "HAP connection") { [self] in serve(connection, verifiedBy: deadline) }
         }
@@ -291,6 +292,11 @@ final class HAPConnection: @unchecked Sendable {
 
     func setKeepAlive(_ keepAlive: TCPKeepAlive) {
         try? SystemCall.setKeepAlive(descriptor, keepAlive)
+    }
+
+    /// Replies and events go out as they are written (`TCP_NODELAY`).
+    func setNoDelay() {
+        try? SystemCall.setNoDelay(descriptor)
     }
 
     /// Bounds how long a read waits (nil: no bound); a read that times out ends the connection.
