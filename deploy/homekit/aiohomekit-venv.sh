@@ -16,24 +16,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib/packages.sh"
+source "$here/../lib/pypi-venv.sh"
 version=4.0.1
 (($# <= 1)) || { echo "usage: $0 [ROOT]" >&2; exit 2; }
 
 if (($# == 0)); then
-    venv=${SWITCHBOARD_AIOHOMEKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hap/aiohomekit}
-    if [[ -f $venv/.switchboard-ready-$version ]]; then echo "$venv/bin/python"; exit 0; fi
-    python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || ensure_packages python3-venv >&2
-    rm -rf "$venv"
-    mkdir -p "$(dirname "$venv")"
-    echo "switchboard: installing aiohomekit $version into $venv" >&2
-    python3 -m venv "$venv"
-    # The venv's pip trusts its own certificates, not the machine's: give it the machine's bundle
-    # (which may hold a proxy's CA), as the Debian 13 root's venv below gets it.
-    certificates=()
-    [[ -f /etc/ssl/certs/ca-certificates.crt ]] && certificates=(PIP_CERT=/etc/ssl/certs/ca-certificates.crt)
-    env "${certificates[@]}" PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --no-cache-dir --quiet "aiohomekit==$version" >&2
-    touch "$venv/.switchboard-ready-$version"
-    echo "$venv/bin/python"
+    pypi_venv "${SWITCHBOARD_AIOHOMEKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/hap/aiohomekit}" \
+        "aiohomekit==$version" aiohomekit.controller.ip.connection
     exit 0
 fi
 
