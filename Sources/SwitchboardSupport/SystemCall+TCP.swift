@@ -11,8 +11,7 @@ extension SystemCall {
     public static func tcpListener(port: UInt16, loopbackOnly: Bool, backlog: CInt = 64) throws(Errno) -> (descriptor: CInt, port: UInt16) {
         let descriptor = try checking { socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }
         do throws(Errno) {
-            var yes: CInt = 1
-            _ = try checking { setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<CInt>.size)) }
+            try setOption(descriptor, SOL_SOCKET, SO_REUSEADDR, 1)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
@@ -80,8 +79,7 @@ extension SystemCall {
     public static func setKeepAlive(_ descriptor: CInt, _ keepAlive: TCPKeepAlive) throws(Errno) {
         func seconds(_ duration: Duration) -> CInt { CInt(max(1, duration.components.seconds)) }
         func set(_ level: CInt, _ option: CInt, _ value: CInt) throws(Errno) {
-            var value = value
-            _ = try checking { setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<CInt>.size)) }
+            try setOption(descriptor, level, option, value)
         }
         let tcp = CInt(IPPROTO_TCP)
         try set(SOL_SOCKET, SO_KEEPALIVE, 1)
@@ -91,15 +89,18 @@ extension SystemCall {
         let limit = keepAlive.limit.components
         try set(tcp, TCP_USER_TIMEOUT, CInt(min(Int64(CInt.max), limit.seconds * 1000 + limit.attoseconds / 1_000_000_000_000_000)))
     }
-}
 
-extension SystemCall {
     /// `TCP_NODELAY`: each write goes out at once instead of waiting, as Nagle's algorithm has it,
     /// for the peer to acknowledge what is in flight. Without it, a reply sent right after an
     /// unacknowledged event waits for the peer's delayed ACK (40 ms on Linux).
     public static func setNoDelay(_ descriptor: CInt) throws(Errno) {
-        var on: CInt = 1
-        _ = try checking { setsockopt(descriptor, CInt(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<CInt>.size)) }
+        try setOption(descriptor, CInt(IPPROTO_TCP), TCP_NODELAY, 1)
+    }
+
+    /// `setsockopt` of an integer option.
+    private static func setOption(_ descriptor: CInt, _ level: CInt, _ option: CInt, _ value: CInt) throws(Errno) {
+        var value = value
+        _ = try checking { setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<CInt>.size)) }
     }
 }
 

@@ -18,6 +18,12 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Takes over a child the caller spawned itself (with descriptors of its own): stopped,
+    /// waited for and reaped as one this type started.
+    public init(adopting pid: pid_t) {
+        self.pid = pid
+    }
+
     deinit { stop(signal: SIGKILL) }
 
     /// Whether the process is still running (reaping it if it has ended).

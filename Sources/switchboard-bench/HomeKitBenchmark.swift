@@ -54,9 +54,10 @@ struct HomeKitBenchmark {
 
         let port = try TestPort.free()
         let node = try BenchNode(configuration: Self.configuration(homeKitPort: port), environment: noBus)
-        try await Self.waitUntil("switchboardd's bridge to serve on port \(port)", log: node.directory + "/switchboardd.log") {
-            $0.contains("serving on port \(port)")
-        }
+        let log = node.directory + "/switchboardd.log"
+        guard await eventually(within: .seconds(20), every: .milliseconds(50), { @Sendable in
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("serving on port \(port)")
+        }) else { throw HarnessError("waited 20 s for switchboardd's bridge to serve on port \(port); see \(log)") }
         outcome.switchboardd.idleRSS = try await idleRSS(node.pid)
         let socket = node.socketPath, cli = BuiltProducts.path(of: "switchboard")
         let connection = try RawSocketConnection(path: socket).orThrow("cannot connect to switchboardd's socket \(socket)")
@@ -162,14 +163,6 @@ struct HomeKitBenchmark {
     }
 
     static func fixture(_ name: String) -> String { RepositoryFiles.path("Tests/Fixtures/HomeKit/" + name) }
-
-    static func waitUntil(_ what: String, log path: String, timeout: Duration = .seconds(20), _ done: (String) -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !done((try? String(contentsOfFile: path, encoding: .utf8)) ?? "") {
-            guard ContinuousClock.now < deadline else { throw HarnessError("waited \(timeout) for \(what); see \(path)") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
 
     /// One relay toggle placed in Control Center, `relay`, and with `homeKitPort` the bridge on it.
     static func configuration(homeKitPort: Int?) -> String {

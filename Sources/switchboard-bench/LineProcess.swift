@@ -9,10 +9,10 @@ final class LineProcess {
     let pid: pid_t
     let name: String
     let errorPath: String
+    private let process: ChildProcess
     private let input: Int32
     private let output: Int32
     private var pending: [UInt8] = []
-    private var running = true
 
     /// Starts `path` with `arguments`; `name` is how errors call it.
     init(_ path: String, _ arguments: [String], name: String, errorPath: String) throws {
@@ -24,7 +24,7 @@ final class LineProcess {
         let error = try SystemCall.open(errorPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
         defer { SystemCall.close(error); SystemCall.close(toChild.read); SystemCall.close(fromChild.write) }
         switch ProcessSpawn.spawn(path, arguments, standardInput: toChild.read, standardOutput: fromChild.write, standardError: error) {
-        case .success(let child): pid = child
+        case .success(let child): pid = child; process = ChildProcess(adopting: child)
         case .failure(let failure):
             SystemCall.close(toChild.write)
             SystemCall.close(fromChild.read)
@@ -81,18 +81,6 @@ final class LineProcess {
 
     /// Sends SIGTERM, and SIGKILL if the child has not ended within `grace`; reaps it.
     func stop(grace: Duration = .seconds(3)) {
-        guard running else { return }
-        running = false
-        kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                return
-            }
-            usleep(10_000)
-        }
+        process.stop(grace: grace)
     }
 }
