@@ -144,7 +144,7 @@ esac
 # root (an image of it: systemd_vm_root_image), the test folder and the disk are $vm_image,
 # $vm_share and $vm_disk (the package boots set their own).
 vm_share=$run/share vm_disk=$run/disk.img boot_timeout=${HIL_TIMEOUT:-600}
-vm_image=$(systemd_vm_root_image "$root" debian13)
+root_image=$(systemd_vm_root_image "$root" debian13) vm_image=$root_image
 start_vm() {
     local phase=$1
     timeout -k 5 "$boot_timeout" qemu-system-x86_64 "${accel_options[@]}" -M pc -smp 2 -m 2G \
@@ -236,7 +236,7 @@ for release in ${HIL_PACKAGE_RELEASES:-trixie bookworm}; do
     case $release in trixie | bookworm) ;; *) say "HIL_PACKAGE_RELEASES: \"$release\"? say trixie, bookworm or both" >&2; exit 2 ;; esac
     package_started=$(date +%s)
     case $release in
-        trixie) vm_root=$root vm_image=$(systemd_vm_root_image "$root" debian13) ;;
+        trixie) vm_root=$root vm_image=$root_image ;;
         bookworm) vm_root=$(deploy/hil/systemd-root.sh bookworm) vm_image=$(systemd_vm_root_image "$vm_root" bookworm) ;;
     esac
     debs=$(package_pair "$release") || { say "FAIL: the $release packages (above)"; package_failed=1; continue; }
