@@ -9,8 +9,10 @@ import Glibc
 ///
 /// Jobs run in the order they were enqueued, one at a time. Enqueued from another thread while
 /// the loop sleeps, a job wakes it at once (the ``Waker``'s pipe); enqueued from the loop's own
-/// thread, it runs after the jobs before it, before the loop sleeps again. Between two batches of
-/// jobs the loop polls its socket without waiting, so that neither starves the other.
+/// thread, it runs after the jobs before it, before the loop sleeps again. A turn of the loop runs
+/// what is queued and what those jobs queue, up to ``roundsPerTurn`` rounds (a task's hop to an
+/// actor on the loop and back costs no `poll`); then the loop polls its socket without waiting,
+/// so that neither starves the other.
 ///
 /// The loop also watches descriptors (``watch(_:paused:readable:cancelled:)``): pipes and sockets
 /// whose readability it reports to their handlers on its thread, in the same `poll` as its
@@ -39,7 +41,7 @@ import Glibc
 /// serves its source, queued work holds it until it ran (an actor's job holds the actor, which
 /// holds its loop), and each watch holds it until cancelled, so a loop nothing refers to has
 /// nothing left to run.
-public final class EventLoop: SerialExecutor, @unchecked Sendable {
+public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     // Invariant: every `var` of `State` is only touched under `state`'s lock; `waker` and `name`
     // are immutable. At most one thread drains the queue at a time (`draining`), which is what
     // makes the executor serial.
@@ -135,6 +137,13 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// The loop as a task executor: a task that prefers it (`withTaskExecutorPreference`,
+    /// `addTask(executorPreference:)`) runs its nonisolated code here too, so that it calls an
+    /// actor on this loop without leaving the thread.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
     }
 
     /// Stops the process unless called on the loop's thread (for `assumeIsolated` and
@@ -300,7 +309,11 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             let wait: Wait?
             do {
                 guard let loop = weakLoop.value else { return }
-                loop.runBatch(&batch)
+                // What the jobs queue runs in the same turn (a task's hops to an actor on this loop
+                // and back), up to a bound, so that a packet waits for at most that many rounds.
+                for _ in 0..<Self.roundsPerTurn {
+                    guard loop.runBatch(&batch) else { break }
+                }
                 let (source, stopped) = state.withLock { ($0.source, $0.stopped) }
                 if stopped {
                     state.withLock { state in
@@ -375,15 +388,19 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         }
     }
 
-    /// Runs the jobs queued now, in order.
-    private func runBatch(_ batch: inout [Work]) {
+    /// How many times a turn of the loop takes what is queued before it polls again.
+    static let roundsPerTurn = 16
+
+    /// Runs the jobs queued now, in order; false if there were none.
+    @discardableResult
+    private func runBatch(_ batch: inout [Work]) -> Bool {
         let kept = state.withLock { state -> EventLoop? in
             swap(&batch, &state.queue)
             defer { state.keptByQueue = nil }
             return state.keptByQueue
         }
         defer { withExtendedLifetime(kept) {} }
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty else { return false }
         let executor = asUnownedSerialExecutor()
         for work in batch {
             switch work {
@@ -392,6 +409,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             }
         }
         batch.removeAll(keepingCapacity: true)
+        return true
     }
 }
 

@@ -1,4 +1,5 @@
 import ControlKit
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 
@@ -205,6 +206,50 @@ struct CountingToggle {
         #expect(try await center.presentation(of: "fan").value == values.last)
     }
 
+    @Test func theCenterAndItsObserversRunOnTheLoopItIsGiven() async throws {
+        let loop = try EventLoop(name: "test.center")
+        let fan = CountingToggle()
+        let center = ControlCenter(loop: loop)
+        let observed = Probe<[Bool]>([])
+        let observation = center.observeChanges { _ in observed.update { $0.append(loop.inEventLoop) } }
+        defer { observation.end() }
+        try await center.register([fan.definition])
+        try await center.place(kind: fan.kind, in: .controlCenter, id: "fan")
+        _ = try await center.perform("fan", .setValue(true))
+        #expect(await center.runsOnItsLoop())
+        #expect(!observed.value.isEmpty && observed.value.allSatisfy { $0 })
+        // Centers made without a loop share the process's loop for centers.
+        let other = ControlCenter()
+        #expect(other.loop === ControlCenter.defaultLoop && other.loop !== loop)
+        #expect(await other.runsOnItsLoop())
+    }
+
+    @Test(arguments: [false, true])
+    func anActionThatMayBlockRunsOffTheLoopAndOneThatSuspendsOnIt(mayBlock: Bool) async throws {
+        let loop = try EventLoop(name: "test.actions")
+        let center = ControlCenter(loop: loop)
+        let ranOnLoop = Probe<[Bool]>([])
+        let definition = ControlDefinition(kind: "test.valve", displayName: "Valve", description: nil, isConfigurable: false, parameters: { [] }) { _, _ in
+            TemplateSnapshot(
+                title: "Valve", style: .toggle(isOn: false, on: ResolvedLabel(symbol: "drop.fill"), off: ResolvedLabel(symbol: "drop")),
+                action: ControlAction(title: "Valve", mayBlock: mayBlock) { _ in
+                    ranOnLoop.update { $0.append(loop.inEventLoop) }
+                    return .result()
+                }
+            )
+        }
+        try await center.register([definition])
+        try await center.place(kind: "test.valve", in: .controlCenter, id: "valve")
+        // Asked from a task that runs on the loop, as the MQTT bridge's command lanes do.
+        try await withTaskExecutorPreference(loop) {
+            #expect(loop.inEventLoop)
+            _ = try await center.perform("valve", .setValue(true))
+        }
+        // Asked from anywhere else (the socket, HomeKit), it runs on the cooperative pool.
+        _ = try await center.perform("valve", .setValue(false))
+        #expect(ranOnLoop.value == [!mayBlock, false])
+    }
+
     @Test func failingPerformReportsTheErrorAndStillReloads() async throws {
         let fan = CountingToggle()
         fan.probe.update { $0.performFailure = "relay did not respond" }
@@ -243,4 +288,9 @@ struct CountingToggle {
         #expect(await center.placements.isEmpty)
         #expect(try await center.currentControls().isEmpty)
     }
+}
+
+extension ControlCenter {
+    /// Whether the center's own work runs on its loop's thread.
+    fileprivate func runsOnItsLoop() -> Bool { loop.inEventLoop }
 }

@@ -38,7 +38,13 @@ extension ControlCenter {
         do {
             result = .success(try await PerformScope.$current.withValue(scope) {
                 try await DeviceCenter.$controlKind.withValue(kind) {
-                    try await DeviceCenter.$performsAuthenticated.withValue(authenticated) { try await snapshot.action.perform(newValue: newValue) }
+                    try await DeviceCenter.$performsAuthenticated.withValue(authenticated) {
+                        // An action that may block (a state file's fsync, a control's own code)
+                        // runs off the center's loop, whoever asked; one that only suspends runs
+                        // where it was asked.
+                        guard snapshot.action.mayBlock else { return try await snapshot.action.perform(newValue: newValue) }
+                        return try await withTaskExecutorPreference(globalConcurrentExecutor) { try await snapshot.action.perform(newValue: newValue) }
+                    }
                 }
             })
         } catch {

@@ -10,9 +10,37 @@ import SwitchboardSupport
 ///
 /// Timed work (status expiry, retries, requested reloads) runs in ``run()``, the service a host
 /// runs for the center's lifetime.
+///
+/// The center runs on an ``EventLoop``'s thread: the one it was given (in `switchboardd`, the
+/// node's loop, where MQTT messages arrive), or else the process's loop for centers
+/// (``defaultLoop``). Its action and render closures do not: they are nonisolated (or on the main
+/// actor), so nothing they block on holds the loop.
 public actor ControlCenter {
     /// The center of this process.
     public static let shared = ControlCenter()
+
+    /// The thread the center runs on.
+    public nonisolated let loop: EventLoop
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    private static let defaultLoopStorage = Locked<EventLoop?>(nil)
+
+    /// The loop of the centers made without one ("switchboard.controls"), started with the first of
+    /// them and never stopped.
+    public static var defaultLoop: EventLoop {
+        defaultLoopStorage.withLock { loop in
+            if let loop { return loop }
+            do {
+                let started = try EventLoop(name: "switchboard.controls")
+                loop = started
+                return started
+            } catch {
+                // A process that cannot make one pipe at the start has no descriptors left at all.
+                fatalError("ControlKit: the control center's thread did not start: \(error). Raise the open-file limit (ulimit -n, LimitNOFILE= in the unit).")
+            }
+        }
+    }
 
     /// One placed control and what the runtime knows of it.
     struct PlacedControl {
@@ -97,12 +125,15 @@ public actor ControlCenter {
     ///   - bundleName: the display name of controls that set none.
     ///   - statusDuration: how long a status shows after an action.
     ///   - retry: the backoff between reloads of a control whose provider throws.
+    ///   - loop: the thread the center runs on; by default ``defaultLoop``.
     public init(
         clock: some Clock<Duration> = ContinuousClock(),
         bundleName: String = "Switchboard",
         statusDuration: Duration = .seconds(3),
-        retry: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(300))
+        retry: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(300)),
+        loop: EventLoop? = nil
     ) {
+        self.loop = loop ?? Self.defaultLoop
         self.clock = AnyClock(clock)
         self.bundleName = bundleName
         self.statusDuration = statusDuration

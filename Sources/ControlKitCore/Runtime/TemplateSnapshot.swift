@@ -98,6 +98,10 @@ public struct ControlAction: Sendable {
     public let opensTarget: Bool
     /// Whether the intent's `openAppWhenRun` is true.
     public let opensApp: Bool
+    /// Whether the action may block its thread (storage it waits for, a control's own code): the
+    /// center then runs it off its loop, on the cooperative pool. An action that only suspends
+    /// runs where the center was asked, on the center's loop for a command that arrived there.
+    public let mayBlock: Bool
     private let body: @Sendable (Bool?) async throws -> any IntentResult
 
     /// An action with its policy and body given directly (controls declared in devices.json).
@@ -106,12 +110,14 @@ public struct ControlAction: Sendable {
         authenticationPolicy: IntentAuthenticationPolicy = .alwaysAllowed,
         opensTarget: Bool = false,
         opensApp: Bool = false,
+        mayBlock: Bool = true,
         perform: @escaping @Sendable (_ newValue: Bool?) async throws -> any IntentResult
     ) {
         self.title = title
         self.authenticationPolicy = authenticationPolicy
         self.opensTarget = opensTarget
         self.opensApp = opensApp
+        self.mayBlock = mayBlock
         self.body = perform
     }
 

@@ -63,7 +63,10 @@ public final class NodeRuntime: Sendable {
         if let problem = homeAssistantRecord.problem { log(.warning, "mqtt: \(problem)") }
         do {
             autoOff = AutoOffService(clock: clock)
-            center = ControlCenter(clock: clock, bundleName: configuration.node)
+            // The center lives on the node's loop, where the MQTT connection's messages arrive: the
+            // connection kept from the previous configuration brings its loop along.
+            let loop = try mqttConnection?.connection.loop ?? EventLoop(name: "switchboard.node")
+            center = ControlCenter(clock: clock, bundleName: configuration.node, loop: loop)
             covers = CoverService(configuration: configuration, hub: hub, remembering: known, clock: clock)
             try await center.register(
                 ConfiguredControls.definitions(configuration, hub: hub, autoOff: autoOff) + CoverControls.definitions(configuration, covers: covers) + extraControls

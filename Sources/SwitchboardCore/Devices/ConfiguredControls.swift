@@ -69,7 +69,8 @@ public enum ConfiguredControls {
                 title: title, style: .toggle(isOn: isOn, on: on, off: off), tint: control.tint,
                 isPrivacySensitive: control.privacySensitive,
                 standingStatus: current ? autoOff.status(device.id) : nil,
-                action: ControlAction(title: title, authenticationPolicy: policy) { newValue in
+                // A countdown's deadline is saved with the switch (fsync): that action may block.
+                action: ControlAction(title: title, authenticationPolicy: policy, mayBlock: control.autoOff != nil && device.kind != .pulse) { newValue in
                     let wanted = newValue ?? !isOn
                     if device.kind == .pulse {
                         // A garage door: one pulse moves it; its contact says where it is. Asked
@@ -85,7 +86,7 @@ public enum ConfiguredControls {
             let label = ResolvedLabel(symbol: control.symbolOn, text: title, actionHint: control.actionHintOn, status: control.statusOn)
             return TemplateSnapshot(
                 title: title, style: .button(label), tint: control.tint, isPrivacySensitive: control.privacySensitive,
-                action: ControlAction(title: title, authenticationPolicy: policy) { _ in
+                action: ControlAction(title: title, authenticationPolicy: policy, mayBlock: false) { _ in
                     // A control on another node is pressed there, whatever it is.
                     if device.kind == .pulse || device.kind == .node {
                         try await hub.pulse(device.id)

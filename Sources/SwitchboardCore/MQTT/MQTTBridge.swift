@@ -172,7 +172,9 @@ public final class MQTTBridge: Sendable {
         configuration.tlsKeyFile = settings.tls?.keyFile
         configuration.will = will
         configuration.clock = runtime.clock
-        connection = try MQTTConnection(configuration)
+        // Served on the node's loop, the control center's executor: a message is handled where the
+        // center runs.
+        connection = try MQTTConnection(configuration, loop: runtime.center.loop)
     }
 
     /// The largest MQTT packet the node takes (MQTT 5): commands are at most 4 KiB, the state
@@ -287,7 +289,9 @@ public final class MQTTBridge: Sendable {
             group.addTask {
                 for await event in self.connection.events { await self.handle(event) }
             }
-            group.addTask { await self.serveIncoming() }
+            // The lanes run on the node's loop, the center's executor: a command goes from the
+            // message to the control's action and back to its answer without leaving the thread.
+            group.addTask(executorPreference: runtime.center.loop) { await self.serveIncoming() }
             // Memory freed after a burst goes back to the system once the burst is over (glibc
             // keeps it otherwise: 51 MiB of heap after the benchmark's load, 8 MiB after a trim).
             group.addTask { await self.memoryRelease.run() }
