@@ -185,6 +185,7 @@ public final class HAPServer: Service, @unchecked Sendable {
                 let statuses = perform(writes)
                 step = lock.withLock {
                     connection.writing = []
+                    connection.written.note(writes, statuses)
                     return handle(connection) { (session: inout HAPSession) throws(HAPSessionClosing) in try session.completeWrites(statuses) }
                 }
             }
@@ -258,8 +259,9 @@ public final class HAPServer: Service, @unchecked Sendable {
     private func changed(_ values: [HAPCharacteristicID: HAPJSON]) {
         lock.withLock {
             for connection in connections.values {
-                // A controller is not told of the value it is writing.
-                let others = values.filter { !connection.writing.contains($0.key) }
+                // A controller is not told of the value it is writing, nor of the one it wrote
+                // when the change comes after the answer.
+                let others = connection.written.news(in: values.filter { !connection.writing.contains($0.key) })
                 if let event = connection.session.event(for: others), !connection.send(event) {
                     connection.shutdown()
                 }
@@ -270,12 +272,14 @@ public final class HAPServer: Service, @unchecked Sendable {
 
 /// One accepted connection: owns its descriptor and closes it once.
 final class HAPConnection: @unchecked Sendable {
-    // @unchecked Sendable: `session` and `writing` are only touched with the server's lock held; `closed` with
+    // @unchecked Sendable: `session`, `writing` and `written` are only touched with the server's lock held; `closed` with
     // `descriptorLock` held; `descriptor` is set once.
     let descriptor: CInt
     var session: HAPSession
     /// The characteristics its session is writing now (it gets no event of them).
     var writing: Set<HAPCharacteristicID> = []
+    /// The values its session wrote whose change has not come yet.
+    var written = HAPWrittenValues()
     private let descriptorLock = ThreadLock()
     private var closed = false
 

@@ -96,6 +96,32 @@ struct HAPServerTests: LoopbackHAPServer {
         #expect(bridge.value(TestBridge.switchOn) == .bool(true))
     }
 
+    /// HAP tells every subscribed controller of a change but the one that made it: a device whose
+    /// change comes after the write was answered (a relay that reports once it switched) sends its
+    /// event to the other session, not to the writer.
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
+    func theWriterIsNotToldOfItsOwnValueWhenTheChangeComesAfterTheAnswer() async throws {
+        let python = try #require(Aiohomekit.python)
+        let folder = NSTemporaryDirectory() + "hap-echo-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
+        let port = server.port
+        bridge.reportWritesLate()
+        let result = try await serving {
+            let paired = await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            #expect(paired.status == 0, "pair: \(paired.stderr)")
+            return await onThread { ChildProcess.runBlocking(python, [script, "echo", folder + "/pairing.json", "2", "9", "0.5"]) }
+        }
+        #expect(result.status == 0, "aiohomekit-daemon.py echo: \(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").last, "printed nothing: \(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json(seen["answer"]) == "{}")
+        #expect(json(seen["watcherEvents"]) == #"[{"characteristics":[{"aid":2,"iid":9,"value":true}]}]"#)
+        #expect(json(seen["writerEvents"]) == "[]", "the writer was told of its own value: \(json(seen["writerEvents"]))")
+        #expect(bridge.value(TestBridge.switchOn) == .bool(true))
+    }
+
     /// A controller that vanishes without closing (its socket closed in TCP repair mode: no FIN,
     /// no RST, as a phone that left the network) is found by the server's keep-alive probes and
     /// its connection closed; another one, as silent for longer than the probes take, is kept:

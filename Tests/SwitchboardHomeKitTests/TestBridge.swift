@@ -5,7 +5,7 @@ import SwitchboardHomeKit
 /// characteristic at iid 9. ``set(_:_:)`` changes a value as the accessory's own side would (a
 /// button on the device), and the server learns of it as of every change.
 final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
-    // @unchecked Sendable: `values`, `observer`, `identified`, `holding` and `held` are only touched with `lock` held.
+    // @unchecked Sendable: `values`, `observer`, `identified`, `holding`, `held` and `reportingLate` are only touched with `lock` held.
     static let switchOn = HAPCharacteristicID(aid: 2, iid: 9)
     static let outletOn = HAPCharacteristicID(aid: 3, iid: 9)
     static let outletInUse = HAPCharacteristicID(aid: 3, iid: 10)
@@ -15,6 +15,7 @@ final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
     private var identified = 0
     private var holding = false
     private var held: [CheckedContinuation<Void, Never>] = []
+    private var reportingLate = false
 
     var identifyCount: Int { lock.withLock { identified } }
 
@@ -59,9 +60,21 @@ final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
             }
             if !waits { continuation.resume() }
         }
-        set(id, .bool(on))
+        guard lock.withLock({ reportingLate }) else {
+            set(id, .bool(on))
+            return .success
+        }
+        // A device that reports its change once it switched, after the write was answered.
+        Thread.detachNewThread { [self] in
+            Thread.sleep(forTimeInterval: 0.2)
+            set(id, .bool(on))
+        }
         return .success
     }
+
+    /// Writes from now on are answered first and change the value 0.2 s later, as a relay that
+    /// reports once it switched, or another system's device that confirms over MQTT.
+    func reportWritesLate() { lock.withLock { reportingLate = true } }
 
     /// Writes from now on wait until ``releaseWrites()``, as a slow device's command does.
     func holdWrites() { lock.withLock { holding = true } }

@@ -152,6 +152,26 @@ async def concurrent(path, write_aid, write_iid, event_aid, event_iid, folder):
             "read": read, "pendingAtRead": pending_at_read, "answer": answer}
 
 
+async def echo(path, aid, iid, seconds):
+    """Two sessions subscribe to one characteristic; one writes it. Returns each one's events
+    until the watcher got its event and `seconds` more went by."""
+    writer_owner, watcher_owner = Owner("aiohomekit-daemon"), Owner("aiohomekit-daemon")
+    writer = await secure_session(path, writer_owner)
+    watcher = await secure_session(path, watcher_owner)
+    try:
+        subscribe = {"characteristics": [{"aid": aid, "iid": iid, "ev": True}]}
+        await writer.put_json("/characteristics", subscribe)
+        await watcher.put_json("/characteristics", subscribe)
+        answer = await asyncio.wait_for(
+            writer.put_json("/characteristics", {"characteristics": [{"aid": aid, "iid": iid, "value": True}]}), 10)
+        await asyncio.wait_for(watcher_owner.event.wait(), 10)
+        await asyncio.sleep(seconds)
+    finally:
+        await writer.close()
+        await watcher.close()
+    return {"answer": answer, "writerEvents": writer_owner.events, "watcherEvents": watcher_owner.events}
+
+
 async def post_pairings(path, items):
     secure = await secure_session(path, Owner("aiohomekit-daemon"))
     try:
@@ -228,6 +248,8 @@ def main(arguments):
         work = verify(arguments[1])
     elif step == "concurrent":
         work = concurrent(arguments[1], *[int(argument) for argument in arguments[2:6]], arguments[6])
+    elif step == "echo":
+        work = echo(arguments[1], int(arguments[2]), int(arguments[3]), float(arguments[4]))
     elif step == "add":
         work = add(arguments[1], arguments[2], arguments[3] == "1")
     elif step == "list":
