@@ -47,6 +47,14 @@ public protocol HAPAccessoryDatabase: Sendable {
     func observeChanges(_ observer: @escaping @Sendable (HAPCharacteristicID, HAPJSON) -> Void)
     /// The accessory's identify routine (`POST /identify`, while unpaired).
     func identify()
+    /// Where the server runs its writes: the executor of what they call (the daemon's node loop,
+    /// where its control center runs), so that a write does not hop between threads; nil for the
+    /// cooperative pool.
+    var writeExecutor: (any TaskExecutor)? { get }
+}
+
+extension HAPAccessoryDatabase {
+    public var writeExecutor: (any TaskExecutor)? { nil }
 }
 
 /// One value a controller writes (`PUT /characteristics`).

@@ -243,7 +243,7 @@ public final class HAPServer: Service, @unchecked Sendable {
         let database = self.database
         let done = DispatchSemaphore(value: 0)
         let statuses = Locked<[HAPStatus]>([])
-        Task {
+        Task(executorPreference: database.writeExecutor) {
             for write in writes {
                 let status = await database.write(write.id, write.value)
                 statuses.withLock { $0.append(status) }

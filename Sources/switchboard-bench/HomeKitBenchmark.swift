@@ -72,7 +72,11 @@ struct HomeKitBenchmark {
                 guard result.status == 0 else { throw HarnessError("switchboard toggle relay failed (\(result.status)): \(result.stderr)") }
             }
         } relay: {
-            let status = await ChildProcess.run(cli, ["--socket", socket, "status"]).stdout
+            let result = await ChildProcess.run(cli, ["--socket", socket, "status"])
+            guard result.status == 0 else {
+                throw HarnessError("\(cli) --socket \(socket) status failed (\(result.status)): \(result.stderr); build every product first (swift build -c release --static-swift-stdlib)")
+            }
+            let status = result.stdout
             return status.contains("output relay: on") ? true : status.contains("output relay: off") ? false : nil
         }
         withExtendedLifetime(node) {}

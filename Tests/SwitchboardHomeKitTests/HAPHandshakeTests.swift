@@ -47,8 +47,7 @@ struct HAPHandshakeTests: LoopbackHAPServer {
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func aVerifiedSessionOutlivesTheHandshakeTimeout() async throws {
         let python = try #require(Aiohomekit.python)
-        let folder = NSTemporaryDirectory() + "hap-handshake-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Self.temporaryFolder("hap-handshake-")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
         let port = server.port, bridge = self.bridge
@@ -56,7 +55,7 @@ struct HAPHandshakeTests: LoopbackHAPServer {
             // An attacker's idle socket is open all along; a controller pairs regardless.
             let idle = try RawClient(port: port)
             defer { withExtendedLifetime(idle) {} }
-            let paired = await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            let paired = await Self.pairDaemonScript(python, port: port, folder: folder)
             #expect(paired.status == 0, "pair: \(paired.stderr)")
             async let watched = onThread { ChildProcess.runBlocking(python, [script, "watch", folder + "/pairing.json", "3", "9", folder + "/subscribed", "10"]) }
             let deadline = ContinuousClock.now + .seconds(30)

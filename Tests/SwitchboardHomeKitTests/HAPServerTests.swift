@@ -64,15 +64,14 @@ struct HAPServerTests: LoopbackHAPServer {
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func aSlowWriteHoldsUpNoOtherSession() async throws {
         let python = try #require(Aiohomekit.python)
-        let folder = NSTemporaryDirectory() + "hap-concurrent-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Self.temporaryFolder("hap-concurrent-")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
         let port = server.port, bridge = self.bridge
         bridge.holdWrites()
         defer { bridge.releaseWrites() }
         let result = try await serving {
-            let paired = await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            let paired = await Self.pairDaemonScript(python, port: port, folder: folder)
             #expect(paired.status == 0, "pair: \(paired.stderr)")
             async let run = onThread { ChildProcess.runBlocking(python, [script, "concurrent", folder + "/pairing.json", "2", "9", "3", "9", folder]) }
             // Once the switch's write waits for its device, the outlet changes on the accessory's
@@ -102,14 +101,13 @@ struct HAPServerTests: LoopbackHAPServer {
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func theWriterIsNotToldOfItsOwnValueWhenTheChangeComesAfterTheAnswer() async throws {
         let python = try #require(Aiohomekit.python)
-        let folder = NSTemporaryDirectory() + "hap-echo-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Self.temporaryFolder("hap-echo-")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
         let port = server.port
         bridge.reportWritesLate()
         let result = try await serving {
-            let paired = await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
+            let paired = await Self.pairDaemonScript(python, port: port, folder: folder)
             #expect(paired.status == 0, "pair: \(paired.stderr)")
             return await onThread { ChildProcess.runBlocking(python, [script, "echo", folder + "/pairing.json", "2", "9", "0.5"]) }
         }
@@ -119,6 +117,26 @@ struct HAPServerTests: LoopbackHAPServer {
         #expect(json(seen["answer"]) == "{}")
         #expect(json(seen["watcherEvents"]) == #"[{"characteristics":[{"aid":2,"iid":9,"value":true}]}]"#)
         #expect(json(seen["writerEvents"]) == "[]", "the writer was told of its own value: \(json(seen["writerEvents"]))")
+        #expect(bridge.value(TestBridge.switchOn) == .bool(true))
+    }
+
+    /// A write runs on the executor the database names (the daemon's node loop, where its control
+    /// center runs), not on the cooperative pool.
+    @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
+    func writesRunOnTheDatabasesExecutor() async throws {
+        let python = try #require(Aiohomekit.python)
+        let folder = try Self.temporaryFolder("hap-executor-")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bridge = TestBridge(loop: try EventLoop(name: "test.hap-writes"))
+        let server = try Self.makeServer(bridge: bridge, store: InMemoryPairingStore())
+        server.start()
+        defer { server.stop() }
+        let script = Aiohomekit.folder + "/aiohomekit-daemon.py", port = server.port
+        let paired = await Self.pairDaemonScript(python, port: port, folder: folder)
+        #expect(paired.status == 0, "pair: \(paired.stderr)")
+        let put = await onThread { ChildProcess.runBlocking(python, [script, "put", folder + "/pairing.json", "2", "9", "true"]) }
+        #expect(put.status == 0, "put: \(put.stderr)")
+        #expect(bridge.writesRanOnLoop == [true])
         #expect(bridge.value(TestBridge.switchOn) == .bool(true))
     }
 

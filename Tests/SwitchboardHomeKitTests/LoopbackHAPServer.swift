@@ -1,5 +1,7 @@
+import Foundation
 import SwitchboardHomeKit
 import SwitchboardSupport
+import SwitchboardTesting
 
 /// A suite that serves the test bridge from a HAP server of its own on loopback: the accessory's
 /// fixed pairing identifier, a new long-term key, the setup code 031-45-154.
@@ -27,5 +29,20 @@ extension LoopbackHAPServer {
         let task = Task { try await server.run() }
         defer { task.cancel() }
         return try await body()
+    }
+
+    /// A new temporary folder for a test's files (aiohomekit-daemon.py's pairing); the caller
+    /// removes it.
+    static func temporaryFolder(_ prefix: String) throws -> String {
+        let folder = NSTemporaryDirectory() + prefix + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Pairs aiohomekit-daemon.py with the server on `port` (setup code 031-45-154), its pairing
+    /// kept in `folder`/pairing.json for its later steps.
+    static func pairDaemonScript(_ python: String, port: some BinaryInteger & Sendable, folder: String) async -> (status: Int32, stdout: String, stderr: String) {
+        let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
+        return await onThread { ChildProcess.runBlocking(python, [script, "pair", "127.0.0.1", String(port), "031-45-154", folder + "/pairing.json"]) }
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import SwitchboardHomeKit
+import SwitchboardSupport
 
 /// The test accessory: a bridge (aid 1) with one Switch (aid 2) and one Outlet (aid 3), each On
 /// characteristic at iid 9. ``set(_:_:)`` changes a value as the accessory's own side would (a
 /// button on the device), and the server learns of it as of every change.
 final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
-    // @unchecked Sendable: `values`, `observer`, `identified`, `holding`, `held` and `reportingLate` are only touched with `lock` held.
+    // @unchecked Sendable: `values`, `observer`, `identified`, `holding`, `held`, `reportingLate` and `ranOnLoop` are only touched with `lock` held.
     static let switchOn = HAPCharacteristicID(aid: 2, iid: 9)
     static let outletOn = HAPCharacteristicID(aid: 3, iid: 9)
     static let outletInUse = HAPCharacteristicID(aid: 3, iid: 10)
@@ -16,6 +17,16 @@ final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
     private var holding = false
     private var held: [CheckedContinuation<Void, Never>] = []
     private var reportingLate = false
+    private var ranOnLoop: [Bool] = []
+    /// The loop the server is to run writes on (``writeExecutor``), if any.
+    let loop: EventLoop?
+
+    init(loop: EventLoop? = nil) { self.loop = loop }
+
+    var writeExecutor: (any TaskExecutor)? { loop }
+
+    /// For each write so far, whether it ran on ``loop``'s thread.
+    var writesRanOnLoop: [Bool] { lock.withLock { ranOnLoop } }
 
     var identifyCount: Int { lock.withLock { identified } }
 
@@ -52,6 +63,8 @@ final class TestBridge: HAPAccessoryDatabase, @unchecked Sendable {
             return id == TestBridge.outletInUse ? .readOnly : .resourceDoesNotExist
         }
         guard let on = value.boolValue else { return .invalidValue }
+        let onLoop = loop?.inEventLoop ?? false
+        lock.withLock { ranOnLoop.append(onLoop) }
         // A slow device: the write waits until the test releases it.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waits = lock.withLock { () -> Bool in

@@ -111,6 +111,9 @@ final class HomeKitAccessories: HAPAccessoryDatabase, @unchecked Sendable {
 
     // MARK: HAPAccessoryDatabase
 
+    /// The node's loop: a write runs where the control center does.
+    var writeExecutor: (any TaskExecutor)? { runtime()?.center.loop }
+
     func accessories() -> HAPJSON {
         table.withLock { table in
             .array(table.accessories.map { accessory in
