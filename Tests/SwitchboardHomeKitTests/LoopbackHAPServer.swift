@@ -34,7 +34,7 @@ extension LoopbackHAPServer {
     /// A new temporary folder for a test's files (aiohomekit-daemon.py's pairing); the caller
     /// removes it.
     static func temporaryFolder(_ prefix: String) throws -> String {
-        let folder = NSTemporaryDirectory() + prefix + UUID().uuidString.prefix(8)
+        let folder = NSTemporaryDirectory() + prefix + String(UUID().uuidString.prefix(8))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return folder
     }
