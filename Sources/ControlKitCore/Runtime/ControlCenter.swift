@@ -13,8 +13,10 @@ import SwitchboardSupport
 ///
 /// The center runs on an ``EventLoop``'s thread: the one it was given (in `switchboardd`, the
 /// node's loop, where MQTT messages arrive), or else the process's loop for centers
-/// (``defaultLoop``). Its action and render closures do not: they are nonisolated (or on the main
-/// actor), so nothing they block on holds the loop.
+/// (``defaultLoop``). Its action and render closures are nonisolated (or on the main actor): they
+/// run on the executor of the task that asked, which is the loop for a task that prefers it (the
+/// MQTT bridge's command lanes, HomeKit writes), except an action whose
+/// ``ControlAction/mayBlock`` is true, which the center runs on the cooperative pool.
 public actor ControlCenter {
     /// The center of this process.
     public static let shared = ControlCenter()
