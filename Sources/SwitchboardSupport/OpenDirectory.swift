@@ -67,6 +67,11 @@ public final class OpenDirectory: Sendable {
         try SystemCallError.naming("renameat") { () throws(Errno) in try SystemCall.rename(name, in: descriptor, to: newName, in: descriptor) }
     }
 
+    /// Removes `name` from the directory (`unlinkat`).
+    public func remove(_ name: String) throws(SystemCallError) {
+        try SystemCallError.naming("unlinkat") { () throws(Errno) in try SystemCall.unlink(name, in: descriptor) }
+    }
+
     /// Replaces a file of the directory whole: writes `bytes` to `<name>.tmp` (`mode`), renames it
     /// over `name`, so that readers see the old file or the new one, never a part.
     /// - Parameter durable: syncs the file before the rename and the directory after it, so that a

@@ -111,6 +111,11 @@ public enum SystemCall {
         _ = try checking { Glibc.unlink(path) }
     }
 
+    /// Removes `name` from the directory `directory` (`unlinkat`).
+    public static func unlink(_ name: String, in directory: CInt) throws(Errno) {
+        _ = try checking { unlinkat(directory, name, 0) }
+    }
+
     /// Creates a directory with `mode` less the umask (`mkdir`).
     public static func mkdir(_ path: String, mode: mode_t) throws(Errno) {
         _ = try checking { Glibc.mkdir(path, mode) }

@@ -51,7 +51,66 @@ final class TemporaryFolder {
         #expect(try file.load() == state)
     }
 
-    @Test func aLongJournalIsCompactedIntoASnapshot() throws {
+    /// Storage that counts the syncs made through it.
+    final class CountingStorage: StateFileStorage {
+        let syncs = Locked(0)
+        func write(_ bytes: [UInt8], to descriptor: Int32) throws(Errno) { try SystemStateFileStorage().write(bytes, to: descriptor) }
+        func sync(_ descriptor: Int32) throws(Errno) {
+            syncs.withLock { $0 += 1 }
+            try SystemStateFileStorage().sync(descriptor)
+        }
+    }
+
+    @Test func recordingNeverWritesASnapshotAndALongJournalIsDueForCompaction() throws {
+        let folder = try TemporaryFolder()
+        let storage = CountingStorage()
+        let file = StateFile(directory: folder.path, storage: storage)
+        var state = PersistedState()
+        for index in 0..<StateFile.compactionThreshold - 1 {
+            state.outputs["porch"] = index % 2 == 0
+            try file.record(output: "porch", value: index % 2 == 0, in: state)
+        }
+        #expect(file.compactionMark == nil)
+        state.outputs["porch"] = false
+        try file.record(output: "porch", value: false, in: state)
+        state.outputs["fan"] = true
+        try file.record(output: "fan", value: true, in: state)
+        #expect(storage.syncs.withLock { $0 } == 0, "no change waited for storage")
+        #expect(!FileManager.default.fileExists(atPath: file.path), "no snapshot was written on the way")
+        #expect(file.compactionMark?.lines == StateFile.compactionThreshold + 1)
+        #expect(try file.load() == state)
+    }
+
+    @Test func compactionKeepsTheLinesAppendedAfterItsMark() throws {
+        let folder = try TemporaryFolder()
+        let file = StateFile(directory: folder.path)
+        var state = PersistedState()
+        for index in 0..<StateFile.compactionThreshold {
+            state.outputs["porch"] = index % 2 == 1
+            try file.record(output: "porch", value: index % 2 == 1, in: state)
+        }
+        let mark = try #require(file.compactionMark)
+        let marked = state
+        // Commands go on while the snapshot is written.
+        state.outputs["fan"] = true
+        try file.record(output: "fan", value: true, in: state)
+        state.outputs["porch"] = false
+        try file.record(output: "porch", value: false, in: state)
+
+        #expect(try file.compact(marked, at: mark))
+        #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "o\tfan\t1\no\tporch\t0\n")
+        #expect(try JSONDecoder().decode(PersistedState.self, from: Data(contentsOf: URL(fileURLWithPath: file.path))) == marked)
+        #expect(try file.load() == state)
+        #expect(file.compactionMark == nil)
+        // The journal goes on after the lines it kept.
+        state.outputs["porch"] = true
+        try file.record(output: "porch", value: true, in: state)
+        #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "o\tfan\t1\no\tporch\t0\no\tporch\t1\n")
+        #expect(try file.load() == state)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/state.json.compacting"))
+    }
+
+    @Test func aCompactionWithNothingAfterItsMarkEmptiesTheJournal() throws {
         let folder = try TemporaryFolder()
         let file = StateFile(directory: folder.path)
         var state = PersistedState()
@@ -59,9 +118,28 @@ final class TemporaryFolder {
             state.outputs["porch"] = index % 2 == 0
             try file.record(output: "porch", value: index % 2 == 0, in: state)
         }
-        #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "", "the 1,001st change wrote a snapshot")
-        #expect(try JSONDecoder().decode(PersistedState.self, from: Data(contentsOf: URL(fileURLWithPath: file.path))) == state)
+        #expect(try file.compact(state, at: #require(file.compactionMark)))
+        #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "")
         #expect(try file.load() == state)
+    }
+
+    @Test func aSnapshotSavedAfterTheMarkWinsOverTheCompaction() throws {
+        let folder = try TemporaryFolder()
+        let file = StateFile(directory: folder.path)
+        var state = PersistedState()
+        for index in 0..<StateFile.compactionThreshold {
+            state.outputs["porch"] = index % 2 == 0
+            try file.record(output: "porch", value: index % 2 == 0, in: state)
+        }
+        let mark = try #require(file.compactionMark)
+        let marked = state
+        // `switchboard lock` meanwhile: a snapshot of its own.
+        state.locked = true
+        try file.save(state)
+
+        #expect(try !file.compact(marked, at: mark), "the older state does not replace the newer one")
+        #expect(try file.load() == state)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/state.json.compacting"))
     }
 
     @Test func corruptStateFileIsMovedAsideAndTheNodeStartsLocked() throws {

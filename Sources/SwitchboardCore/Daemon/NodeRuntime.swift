@@ -214,7 +214,9 @@ public final class NodeRuntime: Sendable {
     private func deviceChanged(_ device: String) {
         if autoOff.isRunning(device), (try? hub.value(of: device)) == false {
             autoOff.cancel(device)
-            try? hub.updatePersisted { $0.autoOff[device] = nil }
+            // Here on the node's loop for another system's state message: the deadline's removal
+            // waits for the flusher (a deadline left by a power cut switches off what is off).
+            hub.updatePersistedLater { $0.autoOff[device] = nil }
         }
         for kind in kinds(boundTo: device) { center.push(kind: kind) }
     }

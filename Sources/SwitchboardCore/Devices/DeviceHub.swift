@@ -28,6 +28,9 @@ public final class DeviceHub: Sendable {
         /// Outputs an interlock switched off to turn another on, with that other, until they are
         /// switched again.
         var interlockedOff: [String: (interlock: String, for: String)] = [:]
+        /// A change of ``persisted`` waits for the flusher's snapshot
+        /// (``DeviceHub/updatePersistedLater(_:)``).
+        var snapshotDue = false
     }
 
     private let outputs: [String: Output]
@@ -125,14 +128,20 @@ public final class DeviceHub: Sendable {
         self.inputWatcher = watched.isEmpty ? nil : InputWatcher(inputs: watched, changes: valueChanges)
         self.settings = Dictionary(configuration.devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.stateFile = stateFile
-        self.flusher = stateFile.map { file in CoalescedAction(clock: clock) { file.flush() } }
         var state = State(persisted: persisted)
         for device in configuration.devices {
             guard let (value, unavailable) = known.carried(for: device) else { continue }
             state.remote[device.id] = value
             state.unavailable[device.id] = unavailable
         }
-        self.state = Locked(state)
+        let locked = Locked(state)
+        self.state = locked
+        self.flusher = stateFile.map { file in
+            CoalescedAction(clock: clock) {
+                Self.writeSnapshotIfDue(file, locked)
+                file.flush()
+            }
+        }
         self.clock = AnyClock(clock)
     }
 
@@ -149,6 +158,21 @@ public final class DeviceHub: Sendable {
         return nil
     }
 
+    /// Writes a new snapshot when a change waits for one (``updatePersistedLater(_:)``) or the
+    /// journal is due for compaction: the state and the journal's mark are taken together under
+    /// the hub's lock, the snapshot is written outside it, so the outputs switched meanwhile wait
+    /// for nothing. Run by ``flusher``, off the command path; after a failure (a full disk) the
+    /// next run tries again, and the journal keeps every line until then.
+    private static func writeSnapshotIfDue(_ file: StateFile, _ state: Locked<State>) {
+        let due = state.withLock { state -> (PersistedState, StateFile.CompactionMark)? in
+            guard state.snapshotDue || file.compactionMark != nil else { return nil }
+            state.snapshotDue = false
+            return (state.persisted, file.mark)
+        }
+        guard let (persisted, mark) = due else { return }
+        if (try? file.compact(persisted, at: mark)) == nil { state.withLock { $0.snapshotDue = true } }
+    }
+
     /// The state to save now.
     public var persisted: PersistedState { state.withLock { $0.persisted } }
 
@@ -157,8 +181,20 @@ public final class DeviceHub: Sendable {
         try state.withLock { state in
             change(&state.persisted)
             try stateFile?.save(state.persisted)
+            state.snapshotDue = false
             flusher?.note()
         }
+    }
+
+    /// Changes the persisted state now and leaves its snapshot to ``flusher``, within a second:
+    /// for a change that may be made where nothing may wait for storage (the node's loop) and
+    /// whose loss in a power cut is harmless (an auto-off deadline whose device is off already).
+    public func updatePersistedLater(_ change: (inout PersistedState) -> Void) {
+        state.withLock { state in
+            change(&state.persisted)
+            state.snapshotDue = stateFile != nil
+        }
+        flusher?.note()
     }
 
     /// A device's value now: read from the line for GPIO outputs and inputs (the logical value:

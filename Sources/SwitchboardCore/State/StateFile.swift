@@ -53,24 +53,39 @@ public struct PersistedState: Sendable, Codable, Equatable {
 /// - An output change appends one line to the journal (one `write`): a few microseconds, and
 ///   whole or absent however the daemon dies (kill -9 included); a torn last line (a power cut
 ///   mid-write) is ignored when loading.
-/// - Other changes (placements, lock, auto-off), and every 1,000 journal lines, write a new
-///   snapshot: a temporary file renamed over the old one, so it is the old state or the new one;
-///   then the journal starts again.
-/// - ``save(_:)`` and ``record(output:value:)`` leave the data to the kernel; ``flush()`` puts it
-///   on storage (a ``CoalescedAction`` calls it at most once a second while changes come), so a power
-///   cut loses at most the last second of changes and a burst of commands is one storage write.
+/// - Other changes (placements, lock, auto-off) write a new snapshot: a temporary file renamed
+///   over the old one, so it is the old state or the new one; then the journal starts again.
+/// - A journal of 1,000 lines or more is due for compaction (``compactionMark``): the flusher, off
+///   the command path, writes the state of that moment as a snapshot (``compact(_:at:)``) while
+///   commands go on appending; the lines they appended meanwhile stay in the journal.
+/// - ``save(_:)`` and ``record(output:value:in:)`` leave the data to the kernel; ``flush()`` puts
+///   it on storage (a ``CoalescedAction`` calls it at most once a second while changes come), so a
+///   power cut loses at most the last second of changes and a burst of commands is one storage
+///   write.
 public final class StateFile: Sendable {
     /// `<state-dir>/state.json`.
     public let path: String
     /// `<state-dir>/state.journal`.
     public let journalPath: String
-    /// Journal lines after which the next change writes a snapshot instead.
+    /// Journal lines from which the journal is due for compaction.
     public static let compactionThreshold = 1_000
+
+    /// The journal at the moment a state was taken for compaction: the lines that state holds.
+    /// Taken with ``compactionMark`` under the same lock as the state, so that it holds every
+    /// line before the mark.
+    public struct CompactionMark: Sendable, Equatable {
+        /// The journal's whole lines at the mark.
+        public let lines: Int
+        /// Snapshots written before the mark: a snapshot saved since supersedes the compaction.
+        let snapshots: Int
+    }
 
     private struct Journal {
         /// The open journal (O_APPEND), or -1 before the first change.
         var descriptor: Int32 = -1
         var lines = 0
+        /// Snapshots written so far (``save(_:)``, ``compact(_:at:)``).
+        var snapshots = 0
     }
 
     // Invariant: the journal descriptor is only used under the mutex and closed once, in deinit.
@@ -83,6 +98,9 @@ public final class StateFile: Sendable {
 
     static let snapshotName = "state.json"
     static let temporaryName = "state.json.tmp"
+    /// The compaction's snapshot until it is renamed: a name of its own, since a ``save(_:)`` may
+    /// write ``temporaryName`` meanwhile.
+    static let compactionName = "state.json.compacting"
     static let journalName = "state.journal"
 
     /// The state in a checked state directory (``StateDirectory/open(_:user:)``): its files are
@@ -196,26 +214,98 @@ public final class StateFile: Sendable {
         }
     }
 
-    /// Records one output's new value: a journal line, or a snapshot of `state` (which must hold
-    /// the change) when the journal is due for compaction.
+    /// Records one output's new value: a journal line (one `write`, no wait for storage), or, for
+    /// an id a line cannot hold, a snapshot of `state`, which must hold the change. It never
+    /// compacts the journal: see ``compactionMark``.
     public func record(output id: String, value: Bool, in state: PersistedState) throws {
-        let compact = try journal.withLock { journal -> Bool in
-            guard journal.lines < Self.compactionThreshold, !id.contains("\t"), !id.contains("\n") else { return true }
-            if journal.descriptor < 0 {
-                journal.descriptor = try Self.open(Self.journalName, O_WRONLY | O_CREAT | O_APPEND, in: try folder(for: journalPath), path: journalPath, failing: "cannot be opened")
+        let line = !id.contains("\t") && !id.contains("\n")
+        if line {
+            try journal.withLock { journal in
+                if journal.descriptor < 0 {
+                    journal.descriptor = try Self.open(Self.journalName, O_WRONLY | O_CREAT | O_APPEND, in: try folder(for: journalPath), path: journalPath, failing: "cannot be opened")
+                }
+                try write(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
+                journal.lines += 1
             }
-            try write(Array("o\t\(id)\t\(value ? 1 : 0)\n".utf8), to: journal.descriptor, path: journalPath)
-            journal.lines += 1
-            return false
+        } else {
+            try save(state)
         }
-        if compact { try save(state) }
+    }
+
+    /// The journal's mark when it is due for compaction (``compactionThreshold`` lines or more),
+    /// nil otherwise. Take it under the lock that orders the changes with the state given to
+    /// ``compact(_:at:)``, so that the state holds every line before the mark.
+    public var compactionMark: CompactionMark? {
+        journal.withLock { journal in
+            journal.lines >= Self.compactionThreshold ? CompactionMark(lines: journal.lines, snapshots: journal.snapshots) : nil
+        }
+    }
+
+    /// The journal's mark now, due or not: for a snapshot of a change saved later
+    /// (``DeviceHub/updatePersistedLater(_:)``).
+    public var mark: CompactionMark {
+        journal.withLock { CompactionMark(lines: $0.lines, snapshots: $0.snapshots) }
+    }
+
+    /// Writes `state`, which holds the journal's lines up to `mark`, as the new snapshot, and
+    /// keeps only the lines appended since the mark in the journal. The snapshot is written and
+    /// put on storage without holding the journal, so ``record(output:value:in:)`` goes on
+    /// meanwhile; the journal is held only to rename it and to rewrite the lines after the mark.
+    /// A snapshot saved after the mark (``save(_:)``) is newer: then this one is dropped.
+    /// - Returns: whether the snapshot replaced the saved one.
+    @discardableResult
+    public func compact(_ state: PersistedState, at mark: CompactionMark) throws -> Bool {
+        let data = try Self.encode(state)
+        let folder = try folder(for: path)
+        let temporary = String(path.dropLast(Self.snapshotName.count)) + Self.compactionName
+        let descriptor = try Self.open(Self.compactionName, O_WRONLY | O_CREAT | O_TRUNC, in: folder, path: temporary, failing: "cannot be created")
+        do {
+            defer { SystemCall.close(descriptor) }
+            try write(Array(data), to: descriptor, path: temporary)
+            try sync(descriptor, path: temporary)
+        } catch {
+            try? folder.remove(Self.compactionName)
+            throw error
+        }
+        let replaced = try journal.withLock { journal throws -> Bool in
+            guard journal.snapshots == mark.snapshots else { return false }
+            if case .failure(let error) = Result(catching: { () throws(SystemCallError) in try folder.rename(Self.compactionName, to: Self.snapshotName) }) {
+                throw StateFileError(path: path, reason: "cannot be replaced: \(error.errno.message)")
+            }
+            journal.snapshots += 1
+            // The new snapshot's name on storage before the journal loses the lines it holds.
+            folder.sync()
+            // The lines after the mark are newer than the snapshot: they stay, as the new journal.
+            let lines = ((try? folder.read(Self.journalName)) ?? nil) ?? []
+            let after = Self.lines(of: lines, after: mark.lines)
+            if journal.descriptor >= 0 { SystemCall.close(journal.descriptor) }
+            journal.descriptor = -1
+            if after.isEmpty {
+                journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o640)) ?? -1
+            } else if (try? folder.replace(Self.journalName, with: after, mode: 0o640, durable: false)) != nil {
+                journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_APPEND, mode: 0o640)) ?? -1
+            }
+            journal.lines = max(0, journal.lines - mark.lines)
+            return true
+        }
+        if !replaced { try? folder.remove(Self.compactionName) }
+        return replaced
+    }
+
+    /// The bytes of `journal` after its first `count` lines.
+    static func lines(of journal: [UInt8], after count: Int) -> [UInt8] {
+        var seen = 0
+        var index = journal.startIndex
+        while seen < count, let newline = journal[index...].firstIndex(of: UInt8(ascii: "\n")) {
+            seen += 1
+            index = newline + 1
+        }
+        return Array(journal[index...])
     }
 
     /// Replaces the saved state with a new snapshot and starts the journal again.
     public func save(_ state: PersistedState) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(state)
+        let data = try Self.encode(state)
         let temporary = path + ".tmp"
         let folder = try folder(for: path)
         try journal.withLock { journal in
@@ -228,12 +318,20 @@ public final class StateFile: Sendable {
             if case .failure(let error) = Result(catching: { () throws(SystemCallError) in try folder.rename(Self.temporaryName, to: Self.snapshotName) }) {
                 throw StateFileError(path: path, reason: "cannot be replaced: \(error.errno.message)")
             }
+            journal.snapshots += 1
             // The snapshot holds everything the journal said; lines replayed over it after a
             // crash before this truncation only repeat it.
             if journal.descriptor >= 0 { SystemCall.close(journal.descriptor) }
             journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o640)) ?? -1
             journal.lines = 0
         }
+    }
+
+    /// A state as the snapshot holds it: JSON with sorted keys.
+    private static func encode(_ state: PersistedState) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(state)
     }
 
     /// Puts what was saved on storage: syncs the journal, the snapshot and their folder.
