@@ -1,14 +1,8 @@
 import Foundation
 import SwitchboardCore
 import SwitchboardSupport
+import SwitchboardTesting
 import Testing
-
-/// A fresh folder under the temporary directory, removed when the value goes.
-final class TemporaryFolder {
-    let path = NSTemporaryDirectory() + "switchboard-state-\(UUID().uuidString)"
-    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 @Suite struct StateFileTests {
     @Test func savesAndLoadsAndLeavesNoTemporaryFile() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCore
 import SwitchboardSupport
+import SwitchboardTesting
 import Testing
 
 /// The state file on storage that fails as a full or broken disk does, through its storage seam

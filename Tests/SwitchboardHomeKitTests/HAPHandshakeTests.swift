@@ -47,8 +47,9 @@ struct HAPHandshakeTests: LoopbackHAPServer {
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func aVerifiedSessionOutlivesTheHandshakeTimeout() async throws {
         let python = try #require(Aiohomekit.python)
-        let folder = try Self.temporaryFolder("hap-handshake-")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder(prefix: "hap-handshake-")
+        defer { withExtendedLifetime(temporary) {} }
+        let folder = temporary.path
         let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
         let port = server.port, bridge = self.bridge
         let result = try await serving {

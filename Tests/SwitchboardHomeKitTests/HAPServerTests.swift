@@ -64,8 +64,9 @@ struct HAPServerTests: LoopbackHAPServer {
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func aSlowWriteHoldsUpNoOtherSession() async throws {
         let python = try #require(Aiohomekit.python)
-        let folder = try Self.temporaryFolder("hap-concurrent-")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder(prefix: "hap-concurrent-")
+        defer { withExtendedLifetime(temporary) {} }
+        let folder = temporary.path
         let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
         let port = server.port, bridge = self.bridge
         bridge.holdWrites()
@@ -101,8 +102,9 @@ struct HAPServerTests: LoopbackHAPServer {
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func theWriterIsNotToldOfItsOwnValueWhenTheChangeComesAfterTheAnswer() async throws {
         let python = try #require(Aiohomekit.python)
-        let folder = try Self.temporaryFolder("hap-echo-")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder(prefix: "hap-echo-")
+        defer { withExtendedLifetime(temporary) {} }
+        let folder = temporary.path
         let script = Aiohomekit.folder + "/aiohomekit-daemon.py"
         let port = server.port
         bridge.reportWritesLate()
@@ -125,8 +127,9 @@ struct HAPServerTests: LoopbackHAPServer {
     @Test(.enabled(if: Aiohomekit.python != nil, "no Python with aiohomekit: run deploy/homekit/aiohomekit-venv.sh"))
     func writesRunOnTheDatabasesExecutor() async throws {
         let python = try #require(Aiohomekit.python)
-        let folder = try Self.temporaryFolder("hap-executor-")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder(prefix: "hap-executor-")
+        defer { withExtendedLifetime(temporary) {} }
+        let folder = temporary.path
         let bridge = TestBridge(loop: try EventLoop(name: "test.hap-writes"))
         let server = try Self.makeServer(bridge: bridge, store: InMemoryPairingStore())
         server.start()

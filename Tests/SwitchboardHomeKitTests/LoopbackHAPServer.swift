@@ -31,14 +31,6 @@ extension LoopbackHAPServer {
         return try await body()
     }
 
-    /// A new temporary folder for a test's files (aiohomekit-daemon.py's pairing); the caller
-    /// removes it.
-    static func temporaryFolder(_ prefix: String) throws -> String {
-        let folder = NSTemporaryDirectory() + prefix + String(UUID().uuidString.prefix(8))
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     /// Pairs aiohomekit-daemon.py with the server on `port` (setup code 031-45-154), its pairing
     /// kept in `folder`/pairing.json for its later steps.
     static func pairDaemonScript(_ python: String, port: some BinaryInteger & Sendable, folder: String) async -> (status: Int32, stdout: String, stderr: String) {
