@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 
 source deploy/lib/packages.sh
 source deploy/lib/stages.sh
+source deploy/lib/watchdog.sh
 
 stage "packages"
 ensure_packages "${switchboard_build_packages[@]}" "${switchboard_runtime_packages[@]}" mosquitto mosquitto-clients openssl python3 python3-jsonschema \
@@ -51,8 +52,11 @@ swift build --package-path Tests/Packages/ReadmeExample --scratch-path "$PWD/.bu
 stage "suite (this machine)"
 log=$(mktemp)
 stage_temporary_files+=("$log")
-# The kernel GPIO tests need gpio-sim: they run in the VM below, not here.
-swift test --skip-build --skip 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
+# The kernel GPIO tests need gpio-sim: they run in the VM below, not here. The watchdog
+# (deploy/lib/watchdog.sh) stops a run in which no test finished for 300 s, naming the tests that
+# were running, instead of leaving CI to hang.
+watched_run_shown "$log" 300 1800 swift test --skip-build --skip 'SwitchboardHILTests\.Kernel' "$@" ||
+    { echo "switchboard: the suite failed (exit $?)" >&2; exit 1; }
 tests_ran "$log" ||
     { echo "switchboard: no tests ran" >&2; exit 1; }
 stage_end

@@ -55,15 +55,29 @@ import Testing
         }
     }
 
+    /// Switches porch `count` times in `file`, off first, as the hub records them.
+    static func switchPorch(_ count: Int, in file: StateFile, _ state: inout PersistedState) throws {
+        for index in 0..<count {
+            state.outputs["porch"] = index % 2 == 1
+            try file.record(output: "porch", value: index % 2 == 1, in: state)
+        }
+    }
+
+    /// A state file whose journal is just due for compaction, with its state and mark.
+    static func journalDueForCompaction() throws -> (TemporaryFolder, StateFile, PersistedState, StateFile.CompactionMark) {
+        let folder = try TemporaryFolder()
+        let file = StateFile(directory: folder.path)
+        var state = PersistedState()
+        try switchPorch(StateFile.compactionThreshold, in: file, &state)
+        return (folder, file, state, try #require(file.compactionMark))
+    }
+
     @Test func recordingNeverWritesASnapshotAndALongJournalIsDueForCompaction() throws {
         let folder = try TemporaryFolder()
         let storage = CountingStorage()
         let file = StateFile(directory: folder.path, storage: storage)
         var state = PersistedState()
-        for index in 0..<StateFile.compactionThreshold - 1 {
-            state.outputs["porch"] = index % 2 == 0
-            try file.record(output: "porch", value: index % 2 == 0, in: state)
-        }
+        try Self.switchPorch(StateFile.compactionThreshold - 1, in: file, &state)
         #expect(file.compactionMark == nil)
         state.outputs["porch"] = false
         try file.record(output: "porch", value: false, in: state)
@@ -76,15 +90,8 @@ import Testing
     }
 
     @Test func compactionKeepsTheLinesAppendedAfterItsMark() throws {
-        let folder = try TemporaryFolder()
-        let file = StateFile(directory: folder.path)
-        var state = PersistedState()
-        for index in 0..<StateFile.compactionThreshold {
-            state.outputs["porch"] = index % 2 == 1
-            try file.record(output: "porch", value: index % 2 == 1, in: state)
-        }
-        let mark = try #require(file.compactionMark)
-        let marked = state
+        let (folder, file, marked, mark) = try Self.journalDueForCompaction()
+        var state = marked
         // Commands go on while the snapshot is written.
         state.outputs["fan"] = true
         try file.record(output: "fan", value: true, in: state)
@@ -108,25 +115,15 @@ import Testing
         let folder = try TemporaryFolder()
         let file = StateFile(directory: folder.path)
         var state = PersistedState()
-        for index in 0...StateFile.compactionThreshold {
-            state.outputs["porch"] = index % 2 == 0
-            try file.record(output: "porch", value: index % 2 == 0, in: state)
-        }
+        try Self.switchPorch(StateFile.compactionThreshold + 1, in: file, &state)
         #expect(try file.compact(state, at: #require(file.compactionMark)))
         #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "")
         #expect(try file.load() == state)
     }
 
     @Test func aSnapshotSavedAfterTheMarkWinsOverTheCompaction() throws {
-        let folder = try TemporaryFolder()
-        let file = StateFile(directory: folder.path)
-        var state = PersistedState()
-        for index in 0..<StateFile.compactionThreshold {
-            state.outputs["porch"] = index % 2 == 0
-            try file.record(output: "porch", value: index % 2 == 0, in: state)
-        }
-        let mark = try #require(file.compactionMark)
-        let marked = state
+        let (folder, file, marked, mark) = try Self.journalDueForCompaction()
+        var state = marked
         // `switchboard lock` meanwhile: a snapshot of its own.
         state.locked = true
         try file.save(state)

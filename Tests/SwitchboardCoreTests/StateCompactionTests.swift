@@ -12,13 +12,26 @@ import Testing
 struct StateCompactionTests {
     static let sample = try! String(contentsOfFile: RepositoryFiles.samplePath, encoding: .utf8)
 
-    @Test func switchesPastTheThresholdSyncNothingAndTheFlusherCompactsTheJournal() async throws {
-        let folder = try TemporaryFolder()
+    /// The sample's devices on a simulated chip, their state in a temporary folder through storage
+    /// that counts syncs, on a manual clock.
+    struct Node {
+        let folder: TemporaryFolder
         let storage = StateFileTests.CountingStorage()
-        let file = StateFile(directory: folder.path, storage: storage)
+        let file: StateFile
         let clock = ManualClock()
-        let configuration = try ConfigurationLoader.load(data: Data(Self.sample.utf8))
-        let hub = try DeviceHub(configuration: configuration, chips: ["main": SimulatedGPIOChip(lineCount: 54)], persisted: PersistedState(), stateFile: file, clock: clock)
+        let hub: DeviceHub
+
+        init() throws {
+            folder = try TemporaryFolder()
+            file = StateFile(directory: folder.path, storage: storage)
+            let configuration = try ConfigurationLoader.load(data: Data(StateCompactionTests.sample.utf8))
+            hub = try DeviceHub(configuration: configuration, chips: ["main": SimulatedGPIOChip(lineCount: 54)], persisted: PersistedState(), stateFile: file, clock: clock)
+        }
+    }
+
+    @Test func switchesPastTheThresholdSyncNothingAndTheFlusherCompactsTheJournal() async throws {
+        let node = try Node()
+        let (file, storage, clock, hub) = (node.file, node.storage, node.clock, node.hub)
         let flusher = try #require(hub.flusher)
 
         for index in 0...StateFile.compactionThreshold {
@@ -35,6 +48,7 @@ struct StateCompactionTests {
         while storage.syncs.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
         flushing.cancel()
         await flushing.value
+        withExtendedLifetime(node) {}
 
         #expect(file.compactionMark == nil)
         #expect(try String(contentsOfFile: file.journalPath, encoding: .utf8) == "")
@@ -44,12 +58,8 @@ struct StateCompactionTests {
     }
 
     @Test func aChangeSavedLaterWaitsForNothingAndTheFlusherWritesIt() async throws {
-        let folder = try TemporaryFolder()
-        let storage = StateFileTests.CountingStorage()
-        let file = StateFile(directory: folder.path, storage: storage)
-        let clock = ManualClock()
-        let configuration = try ConfigurationLoader.load(data: Data(Self.sample.utf8))
-        let hub = try DeviceHub(configuration: configuration, chips: ["main": SimulatedGPIOChip(lineCount: 54)], persisted: PersistedState(), stateFile: file, clock: clock)
+        let node = try Node()
+        let (file, storage, clock, hub) = (node.file, node.storage, node.clock, node.hub)
         let flusher = try #require(hub.flusher)
         try hub.updatePersisted { $0.autoOff["fan"] = 1_800_000_000 }
         let synced = storage.syncs.withLock { $0 }
@@ -65,6 +75,7 @@ struct StateCompactionTests {
         while try file.load().autoOff != [:] { try await Task.sleep(for: .milliseconds(5)) }
         flushing.cancel()
         await flushing.value
+        withExtendedLifetime(node) {}
         #expect(try file.load() == hub.persisted)
     }
 }

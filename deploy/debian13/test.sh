@@ -27,6 +27,7 @@ if ((EUID != 0)); then
 fi
 
 source deploy/lib/stages.sh
+source deploy/lib/watchdog.sh
 stage "Debian 13: root"
 root=$(deploy/debian13/root.sh)
 in_root() { deploy/debian13/run.sh "$root" "$@"; }
@@ -41,6 +42,8 @@ in_root swift build --build-tests --scratch-path .build-debian13 -Xswiftc -warni
 stage "Debian 13: suite"
 log=.build-debian13/suite.log
 # The kernel GPIO tests need gpio-sim: deploy/hil/test.sh runs them in the VM, in this root.
-deploy/debian13/run.sh -e "SWITCHBOARD_AIOHOMEKIT_PYTHON=$aiohomekit_python" "$root" swift test --skip-build --scratch-path .build-debian13 --skip 'SwitchboardHILTests\.Kernel' "$@" | tee "$log"
+# Under the same watchdog as the suite on the machine (deploy/lib/watchdog.sh).
+watched_run_shown "$log" 300 1800 deploy/debian13/run.sh -e "SWITCHBOARD_AIOHOMEKIT_PYTHON=$aiohomekit_python" "$root" swift test --skip-build --scratch-path .build-debian13 --skip 'SwitchboardHILTests\.Kernel' "$@" ||
+    { echo "switchboard Debian 13: the suite failed (exit $?)" >&2; exit 1; }
 tests_ran "$log" ||
     { echo "switchboard Debian 13: no tests ran" >&2; exit 1; }

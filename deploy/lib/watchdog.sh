@@ -3,6 +3,7 @@
 # the tests that were running, instead of hanging CI.
 #
 #   watched_run LOG STALL LIMIT COMMAND [ARGUMENT...]
+#   watched_run_shown LOG STALL LIMIT COMMAND [ARGUMENT...]   # the same, LOG shown as it grows
 #
 # Runs COMMAND (a test bundle with `--testing-library swift-testing`) with its output in LOG. It is
 # stopped when no test has finished for STALL seconds, or when it has run LIMIT seconds in all:
@@ -64,5 +65,20 @@ watched_run() {
     done
     wait "$pid"
     status=$?
+    return "$status"
+}
+
+# watched_run with the run's output on stdout as it comes (LOG followed), for a suite whose output
+# is the stage's.
+watched_run_shown() {
+    local log=$1 follower status=0
+    : >"$log"
+    tail -n +1 -F -s 0.5 "$log" 2>/dev/null &
+    follower=$!
+    watched_run "$@" || status=$?
+    # tail's last look at the file, then it goes.
+    sleep 1
+    kill "$follower" 2>/dev/null
+    wait "$follower" 2>/dev/null
     return "$status"
 }
