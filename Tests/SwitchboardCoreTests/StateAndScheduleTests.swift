@@ -121,6 +121,46 @@ import Testing
         #expect(try file.load() == state)
     }
 
+    /// Storage whose syncs wait while `held` is set, counting the syncs waiting.
+    final class HeldStorage: StateFileStorage {
+        let state = Locked((held: false, waiting: 0))
+        func write(_ bytes: [UInt8], to descriptor: Int32) throws(Errno) { try SystemStateFileStorage().write(bytes, to: descriptor) }
+        func sync(_ descriptor: Int32) throws(Errno) {
+            state.withLock { $0.waiting += 1 }
+            while state.withLock({ $0.held }) { usleep(1_000) }
+            state.withLock { $0.waiting -= 1 }
+            try SystemStateFileStorage().sync(descriptor)
+        }
+        var waiting: Int { state.withLock { $0.waiting } }
+    }
+
+    @Test func aSecondCompactionWaitsForTheFirst() async throws {
+        // The hubs of a reload share the node's state file: the old one's flusher may compact
+        // while the new one's does. The second must not write the first's temporary file
+        // between its sync and its rename.
+        let folder = try TemporaryFolder()
+        let storage = HeldStorage()
+        let file = StateFile(directory: folder.path, storage: storage)
+        var state = PersistedState()
+        try Self.switchPorch(StateFile.compactionThreshold, in: file, &state)
+        let mark = try #require(file.compactionMark)
+        var other = state
+        other.outputs["fan"] = true
+        let (first, second) = (state, other)
+
+        storage.state.withLock { $0.held = true }
+        async let firstDone = onThread { try file.compact(first, at: mark) }
+        while storage.waiting < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        async let secondDone = onThread { try file.compact(second, at: mark) }
+        // Long enough for the second to reach its own sync, were it not waiting for the first.
+        for _ in 0..<100 where storage.waiting < 2 { try await Task.sleep(for: .milliseconds(3)) }
+        storage.state.withLock { $0.held = false }
+
+        #expect(try await [firstDone, secondDone] == [true, false], "the first's state is the snapshot; the second, of the same mark, is dropped")
+        #expect(try file.load() == first)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/state.json.compacting"))
+    }
+
     @Test func aSnapshotSavedAfterTheMarkWinsOverTheCompaction() throws {
         let (folder, file, marked, mark) = try Self.journalDueForCompaction()
         var state = marked

@@ -90,6 +90,10 @@ public final class StateFile: Sendable {
 
     // Invariant: the journal descriptor is only used under the mutex and closed once, in deinit.
     private let journal = Locked(Journal())
+    /// One compaction at a time: each writes ``compactionName``. (The hubs of a reload share
+    /// the node's state file, and the old one's flusher may run its last compaction while the
+    /// new one's runs its first.) Never held with ``journal`` held.
+    private let compactions = Locked(0)
     /// The state directory, open (nil if it could not be opened: every use says why).
     private let directory: StateDirectory?
     private let openError: SystemCallError?
@@ -255,6 +259,14 @@ public final class StateFile: Sendable {
     /// - Returns: whether the snapshot replaced the saved one.
     @discardableResult
     public func compact(_ state: PersistedState, at mark: CompactionMark) throws -> Bool {
+        try compactions.withLock { count in
+            count += 1
+            return try compactInTurn(state, at: mark)
+        }
+    }
+
+    /// ``compact(_:at:)``, in its turn.
+    private func compactInTurn(_ state: PersistedState, at mark: CompactionMark) throws -> Bool {
         let data = try Self.encode(state)
         let folder = try folder(for: path)
         let temporary = String(path.dropLast(Self.snapshotName.count)) + Self.compactionName
