@@ -3,10 +3,11 @@
 
 Run by deploy/homeassistant/test.sh, which starts Home Assistant (not yet onboarded) and a broker.
 This script onboards the owner, makes a long-lived access token, adds the MQTT integration through
-its config flow, runs a real switchboardd (--simulate) on the repository's sample devices.json and
-a stand-in for Zigbee2MQTT (answering the kitchen light's commands), and checks through Home
-Assistant's REST and websocket APIs and the real switchboard CLI what a Home Assistant user sees
-and does. Standard library only. Exits 1 at the first failed check,
+its config flow, runs a real switchboardd (--simulate) on the repository's sample devices.json (with
+a HomeKit bridge) and a stand-in for Zigbee2MQTT (answering the kitchen light's commands), and
+checks through Home Assistant's REST and websocket APIs and the real switchboard CLI what a Home
+Assistant user sees and does, over MQTT and through HomeKit Controller (the bridge discovered by
+Home Assistant's zeroconf, paired with its setup code). Standard library only. Exits 1 at the first failed check,
 saying what was expected and what was seen.
 """
 
@@ -97,6 +98,27 @@ COVER_PLACEMENTS = [{"id": "blind", "control": "blind"}, {"id": "blind-stop", "c
 # What Home Assistant calls each entity: the device's name and the entity's; the fan is the main
 # feature of a device of its own ("Attic Fan", in the area Attic).
 FRIENDLY = {e: (f"{DEVICE_NAME} {name}" if name else "Attic Fan") for e, (_, name, _) in EXPECTED.items()}
+# The HomeKit bridge this check turns on (devices.json's homekit block), with its setup code: the
+# code a Home Assistant user types into HomeKit Controller's pairing form.
+HOMEKIT_SETUP_CODE = "031-45-154"
+# What Home Assistant's HomeKit Controller makes of the bridge: an entity per accessory's service
+# (named after the accessory), an Identify button per accessory, and their states when the check
+# pairs (those of controls with an MQTT entity are compared with it instead). Entity id: state.
+HOMEKIT_EXPECTED = {
+    "light.porch_light": None,                 # the porch placement: a Lightbulb
+    "fan.attic_fan": None,                     # the fan placement: a Fan
+    "switch.attic_fan": "off",                 # the fan-outlet placement: an Outlet
+    "switch.garage_door": "off",               # the garage-door button: a Switch
+    "switch.kitchen_light": None,              # the kitchen placement: a Switch
+    "cover.living_room_blind": None,           # the blind: a Window Covering
+    "switch.stop_living_room_blind": "off",    # the blind's stop button: a Switch
+    "cover.roller_door": None,                 # the roller door: a Garage Door Opener
+    "event.wall": "unknown",                   # the wall push-button: a Stateless Programmable Switch
+    **{f"button.{name}": "unknown" for name in (
+        "garage_identify", "porch_light_identify", "attic_fan_identify", "attic_fan_identify_2", "garage_door_identify",
+        "kitchen_light_identify", "living_room_blind_identify", "stop_living_room_blind_identify", "roller_door_identify",
+        "wall_identify")},
+}
 # Warnings Home Assistant logs on this test's setup whatever the integrations do.
 ALLOWED_LOG_LINES = [
     r"WARNING \(MainThread\) \[homeassistant\.bootstrap\] Skipping pip installation of required modules",
@@ -609,6 +631,77 @@ class Check:
         time.sleep(1)
         self.expect_clean_log("after the covers")
 
+    def homekit_entities(self):
+        """The HomeKit Controller platform's entities in Home Assistant's entity registry, by entity id."""
+        return {e["entity_id"]: e for e in self.ha.command("config/entity_registry/list")
+                if e["platform"] == "homekit_controller"}
+
+    def homekit(self):
+        print("HomeKit: Home Assistant's HomeKit Controller pairs with the node's bridge, as a user adds it", flush=True)
+        hkid = json.loads(pathlib.Path(self.daemon.state, "homekit.json").read_text())["pairingIdentifier"]
+        flows = eventually(
+            f"Home Assistant's zeroconf found the bridge (_hap._tcp from avahi-daemon): a discovered HomeKit Controller flow for {hkid}",
+            lambda: [f for f in self.ha.command("config_entries/flow/progress") if f["handler"] == "homekit_controller"],
+            lambda f: len(f) == 1 and f[0]["context"]["source"] == "zeroconf" and f[0]["context"]["unique_id"] == hkid.lower()
+            and f[0]["context"]["title_placeholders"] == {"name": DEVICE_NAME, "category": "Bridge"}, timeout=20)
+        path = f"/api/config/config_entries/flow/{flows[0]['flow_id']}"
+        started = time.monotonic()
+        form = self.ha.get(path)
+        expect((form.get("type"), form.get("step_id"), [field["name"] for field in form.get("data_schema", [])])
+               == ("form", "pair", ["pairing_code"]),
+               f"opened (as the UI does), it asks for the setup code of \"{DEVICE_NAME}\"", form)
+        result = self.ha.post(path, {"pairing_code": HOMEKIT_SETUP_CODE})
+        expect((result.get("type"), result.get("title"), result.get("result", {}).get("state"))
+               == ("create_entry", DEVICE_NAME, "loaded"),
+               f"the setup code {HOMEKIT_SETUP_CODE} pairs it: a loaded config entry \"{DEVICE_NAME}\" "
+               f"({time.monotonic() - started:.1f} s)", result)
+        status = self.daemon.cli("status")
+        expect(f"homekit: serving on port {self.options.homekit_port}, 1 controller paired" in status,
+               "switchboard status: the bridge has 1 controller paired",
+               [line for line in status.splitlines() if line.startswith("homekit")])
+        eventually("Home Assistant has an entity for each accessory's service, and an Identify button for each accessory",
+                   lambda: sorted(self.homekit_entities()), lambda r: r == sorted(HOMEKIT_EXPECTED), timeout=10)
+        registry = self.homekit_entities()
+        expect(all(registry[e]["unique_id"].startswith(f"{hkid}_") for e in HOMEKIT_EXPECTED),
+               f"every one of them is the bridge's ({hkid}_<aid>_<iid>)",
+               sorted(registry[e]["unique_id"] for e in HOMEKIT_EXPECTED))
+        # The same controls as the MQTT entities: the same states.
+        mqtt = {"light.porch_light": "light.garage_pi_porch", "fan.attic_fan": "fan.garage_pi_fan",
+                "switch.kitchen_light": "switch.garage_pi_kitchen", "cover.living_room_blind": "cover.garage_pi_blind",
+                "cover.roller_door": "cover.garage_pi_roller_door"}
+        expected = {e: self.state(mqtt[e]) if e in mqtt else state for e, state in HOMEKIT_EXPECTED.items()}
+        eventually("their states are the controls' (those with an MQTT entity too: the same as it)",
+                   lambda: {e: self.state(e) for e in HOMEKIT_EXPECTED}, lambda s: s == expected, timeout=10)
+        print("  HomeKit entities as Home Assistant shows them:", flush=True)
+        for entity_id in sorted(HOMEKIT_EXPECTED):
+            state = self.ha.state(entity_id)
+            print(f"    {entity_id:42} {state['attributes'].get('friendly_name')!s:32} {state['state']}", flush=True)
+        # HomeKit Controller subscribes to the accessories' events 0.25 s after their entities are
+        # added (SUBSCRIBE_COOLDOWN in its const.py), one PUT per accessory; a change before that
+        # would reach it only by its poll, once a minute.
+        time.sleep(1)
+        self.ha.call("light", "turn_on", entity_id="light.porch_light")
+        eventually("light.turn_on on HomeKit's porch light switches the porch relay on (switchboard status)",
+                   lambda: "output porch: on" in self.daemon.cli("status"), lambda on: on, timeout=5)
+        eventually("and Home Assistant shows it on", lambda: self.state("light.porch_light"), lambda s: s == "on", 5)
+        self.ha.call("light", "turn_off", entity_id="light.porch_light")
+        eventually("light.turn_off switches it off", lambda: "output porch: off" in self.daemon.cli("status"),
+                   lambda off: off, timeout=5)
+        self.ha.call("switch", "turn_on", entity_id="switch.attic_fan")
+        eventually("switch.turn_on on the fan's outlet (the fan-outlet placement) switches the fan relay on",
+                   lambda: "output fan: on" in self.daemon.cli("status"), lambda on: on, timeout=5)
+        eventually("and HomeKit's fan shows on too (an event of the bridge)", lambda: self.state("fan.attic_fan"),
+                   lambda s: s == "on", 5)
+        # Home Assistant polls HomeKit accessories once a minute: a change within seconds is an event.
+        for command, state in (("on", "on"), ("off", "off")):
+            self.daemon.cli(command, "porch")
+            eventually(f"switchboard {command} porch reaches HomeKit's porch light, {state} (a HAP event)",
+                       lambda: self.state("light.porch_light"), lambda s: s == state, 5)
+        self.daemon.cli("off", "fan")
+        eventually("switchboard off fan: HomeKit's fan and outlet show off",
+                   lambda: (self.state("fan.attic_fan"), self.state("switch.attic_fan")), lambda s: s == ("off", "off"), 5)
+        self.expect_clean_log("after HomeKit")
+
     def schedules(self):
         print("A schedule: a configuration switch that pauses and resumes it", flush=True)
         switch = "switch.garage_pi_schedule_lights_out"
@@ -745,6 +838,7 @@ class Check:
             self.wall_button()
             self.covers()
             self.schedules()
+            self.homekit()
             self.placements()
             self.reload()
             self.availability()
@@ -762,6 +856,7 @@ def main():
     parser.add_argument("--hass-log", required=True, help="home-assistant.log, as seen from here")
     parser.add_argument("--hass-version", required=True)
     parser.add_argument("--broker-port", type=int, required=True)
+    parser.add_argument("--homekit-port", type=int, required=True, help="the port of the node's HomeKit bridge")
     parser.add_argument("--bin", required=True, help="the folder of switchboardd and switchboard")
     parser.add_argument("--work", required=True, help="a folder for the daemon's configuration and state")
     parser.add_argument("--sample", required=True, help="the sample devices.json")
@@ -781,6 +876,7 @@ def main():
     configuration["placements"] += COVER_PLACEMENTS
     configuration["schedules"] = SCHEDULES
     configuration["automations"] = AUTOMATIONS
+    configuration["homekit"] = {"port": options.homekit_port, "setupCode": HOMEKIT_SETUP_CODE}
     pathlib.Path(options.work, "devices.json").write_text(json.dumps(configuration, indent=2))
 
     try:

@@ -7,8 +7,9 @@
 #
 # The pinned release is the newest that supports Python 3.13: 2026.3 and later need Python 3.14.2.
 # Besides Core, the venv gets the requirements of every integration the test configuration loads
-# (Home Assistant's default integrations, the frontend among them, and mqtt), read from their
-# manifests, so Home Assistant runs with --skip-pip and needs no network afterwards.
+# (Home Assistant's default integrations, the frontend among them, zeroconf, mqtt, and
+# homekit_controller with what it depends on: aiohomekit, bluetooth, and thread, which it imports),
+# read from their manifests, so Home Assistant runs with --skip-pip and needs no network afterwards.
 # Cached in the root as /root/.cache/switchboard/homeassistant-<version>-<key of this script>;
 # a newer one replaces older ones, and a new root (another key of root.sh) starts without any.
 # The first run takes one to two minutes (downloads; python3-dev is installed into the root with
@@ -51,7 +52,8 @@ in_root "${pip_environment[@]}" "$root" sh -c "
     { tail -30 "$log" >&2; exit 1; }
 
 # The requirements of the integrations Home Assistant sets up with the test's configuration:
-# its default integrations, what test.sh's configuration.yaml names, mqtt, and what they depend on.
+# its default integrations, what test.sh's configuration.yaml names, mqtt, homekit_controller (and
+# thread, one of its after_dependencies that it imports), and what they depend on.
 cat >"$root$venv/requirements.py" <<'EOF'
 import json, pathlib, sys
 import homeassistant, homeassistant.bootstrap as bootstrap
@@ -68,7 +70,7 @@ print("\n".join(sorted({r for domain in seen for r in manifest(domain).get("requ
 EOF
 in_root "${pip_environment[@]}" "$root" sh -c "
     cd '$venv' &&
-    ./bin/python requirements.py http api websocket_api config onboarding logger mqtt >requirements.txt &&
+    ./bin/python requirements.py http api websocket_api config onboarding logger zeroconf mqtt homekit_controller thread >requirements.txt &&
     ./bin/python -m pip install --no-cache-dir --quiet \
         -c lib/python3.13/site-packages/homeassistant/package_constraints.txt -r requirements.txt &&
     ./bin/python -m homeassistant --version" >>"$log" 2>&1 ||
