@@ -33,6 +33,7 @@ public final class AvahiAdvertiser: @unchecked Sendable {
     private let poll: OpaquePointer
     private var timeout: OpaquePointer?
     private let log: @Sendable (String) -> Void
+    private let info: @Sendable (String) -> Void
     private let retryMilliseconds: UInt32
 
     private var client: OpaquePointer?
@@ -56,11 +57,13 @@ public final class AvahiAdvertiser: @unchecked Sendable {
     /// Starts Avahi's poll thread. `log` gets one line per event worth a user's attention (the
     /// advice when avahi-daemon is missing, the name advertised, a collision); it runs on the
     /// poll's thread and must not call back into the advertiser. Without the daemon it tries
-    /// again every `retryInterval`.
-    public init(retryInterval: Duration = .seconds(5), log: @escaping @Sendable (String) -> Void) throws(AvahiError) {
+    /// again every `retryInterval`. `info`, when given, gets the line that says the name is
+    /// advertised, which is no problem (`log` gets it otherwise).
+    public init(retryInterval: Duration = .seconds(5), log: @escaping @Sendable (String) -> Void, info: (@Sendable (String) -> Void)? = nil) throws(AvahiError) {
         guard let poll = LibAvahi.newThreadedPoll() else { throw AvahiError(call: "avahi_threaded_poll_new", code: -1) }
         self.poll = poll
         self.log = log
+        self.info = info ?? log
         let (seconds, attoseconds) = retryInterval.components
         retryMilliseconds = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         timeout = LibAvahi.newTimeout(poll, context)
@@ -274,7 +277,7 @@ public final class AvahiAdvertiser: @unchecked Sendable {
         case .established:
             guard let name else { return }
             if adviceGiven || status != .advertised(name: name) {
-                log("HomeKit discovery: advertising \"\(name)\" (\(HAPServiceRecord.serviceType), port \(registered?.port ?? 0)) through avahi-daemon")
+                info("HomeKit discovery: advertising \"\(name)\" (\(HAPServiceRecord.serviceType), port \(registered?.port ?? 0)) through avahi-daemon")
             }
             adviceGiven = false
             setStatus(.advertised(name: name))

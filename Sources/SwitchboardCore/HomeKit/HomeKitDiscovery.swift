@@ -24,7 +24,7 @@ final class HomeKitDiscovery: Sendable {
             if state.advertiser == nil {
                 do {
                     // Its log runs on Avahi's thread, and never calls the advertiser.
-                    state.advertiser = try AvahiAdvertiser { log(.warning, "homekit: discovery: \($0)") }
+                    state.advertiser = try AvahiAdvertiser(log: { log(.warning, "homekit: discovery: \($0)") }, info: { log(.info, "homekit: discovery: \($0)") })
                 } catch {
                     if !state.failed { log(.error, "homekit: discovery off: \(error); the bridge serves, but the Home app will not find it by itself") }
                     state.failed = true
