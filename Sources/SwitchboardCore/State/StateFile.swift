@@ -254,7 +254,8 @@ public final class StateFile: Sendable {
     /// Writes `state`, which holds the journal's lines up to `mark`, as the new snapshot, and
     /// keeps only the lines appended since the mark in the journal. The snapshot is written and
     /// put on storage without holding the journal, so ``record(output:value:in:)`` goes on
-    /// meanwhile; the journal is held only to rename it and to rewrite the lines after the mark.
+    /// meanwhile; the journal is held only to rename it and, after the folder is synced, to
+    /// rewrite the lines after the mark.
     /// A snapshot saved after the mark (``save(_:)``) is newer: then this one is dropped.
     /// - Returns: whether the snapshot replaced the saved one.
     @discardableResult
@@ -279,14 +280,24 @@ public final class StateFile: Sendable {
             try? folder.remove(Self.compactionName)
             throw error
         }
-        let replaced = try journal.withLock { journal throws -> Bool in
+        let renamed = try journal.withLock { journal throws -> Bool in
             guard journal.snapshots == mark.snapshots else { return false }
             if case .failure(let error) = Result(catching: { () throws(SystemCallError) in try folder.rename(Self.compactionName, to: Self.snapshotName) }) {
                 throw StateFileError(path: path, reason: "cannot be replaced: \(error.errno.message)")
             }
             journal.snapshots += 1
-            // The new snapshot's name on storage before the journal loses the lines it holds.
-            folder.sync()
+            return true
+        }
+        guard renamed else {
+            try? folder.remove(Self.compactionName)
+            return false
+        }
+        // The new snapshot's name on storage before the journal loses the lines it holds; the
+        // journal is not held meanwhile (a crash now replays lines the snapshot repeats).
+        folder.sync()
+        journal.withLock { journal in
+            // A snapshot saved since started the journal again itself.
+            guard journal.snapshots == mark.snapshots + 1 else { return }
             // The lines after the mark are newer than the snapshot: they stay, as the new journal.
             let lines = ((try? folder.read(Self.journalName)) ?? nil) ?? []
             let after = Self.lines(of: lines, after: mark.lines)
@@ -298,10 +309,8 @@ public final class StateFile: Sendable {
                 journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_APPEND, mode: 0o640)) ?? -1
             }
             journal.lines = max(0, journal.lines - mark.lines)
-            return true
         }
-        if !replaced { try? folder.remove(Self.compactionName) }
-        return replaced
+        return true
     }
 
     /// The bytes of `journal` after its first `count` lines.
