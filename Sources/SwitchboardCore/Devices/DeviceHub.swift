@@ -165,9 +165,10 @@ public final class DeviceHub: Sendable {
     /// next run tries again, and the journal keeps every line until then.
     private static func writeSnapshotIfDue(_ file: StateFile, _ state: Locked<State>) {
         let due = state.withLock { state -> (PersistedState, StateFile.CompactionMark)? in
-            guard state.snapshotDue || file.compactionMark != nil else { return nil }
+            let mark = file.mark
+            guard state.snapshotDue || mark.isDue else { return nil }
             state.snapshotDue = false
-            return (state.persisted, file.mark)
+            return (state.persisted, mark)
         }
         guard let (persisted, mark) = due else { return }
         if (try? file.compact(persisted, at: mark)) == nil { state.withLock { $0.snapshotDue = true } }

@@ -78,6 +78,8 @@ public final class StateFile: Sendable {
         public let lines: Int
         /// Snapshots written before the mark: a snapshot saved since supersedes the compaction.
         let snapshots: Int
+        /// Whether the journal is due for compaction (``compactionThreshold`` lines or more).
+        public var isDue: Bool { lines >= StateFile.compactionThreshold }
     }
 
     private struct Journal {
@@ -93,7 +95,7 @@ public final class StateFile: Sendable {
     /// One compaction at a time: each writes ``compactionName``. (The hubs of a reload share
     /// the node's state file, and the old one's flusher may run its last compaction while the
     /// new one's runs its first.) Never held with ``journal`` held.
-    private let compactions = Locked(0)
+    private let compactions = Locked(())
     /// The state directory, open (nil if it could not be opened: every use says why).
     private let directory: StateDirectory?
     private let openError: SystemCallError?
@@ -240,9 +242,8 @@ public final class StateFile: Sendable {
     /// nil otherwise. Take it under the lock that orders the changes with the state given to
     /// ``compact(_:at:)``, so that the state holds every line before the mark.
     public var compactionMark: CompactionMark? {
-        journal.withLock { journal in
-            journal.lines >= Self.compactionThreshold ? CompactionMark(lines: journal.lines, snapshots: journal.snapshots) : nil
-        }
+        let mark = self.mark
+        return mark.isDue ? mark : nil
     }
 
     /// The journal's mark now, due or not: for a snapshot of a change saved later
@@ -260,22 +261,15 @@ public final class StateFile: Sendable {
     /// - Returns: whether the snapshot replaced the saved one.
     @discardableResult
     public func compact(_ state: PersistedState, at mark: CompactionMark) throws -> Bool {
-        try compactions.withLock { count in
-            count += 1
-            return try compactInTurn(state, at: mark)
-        }
+        try compactions.withLock { _ in try compactInTurn(state, at: mark) }
     }
 
     /// ``compact(_:at:)``, in its turn.
     private func compactInTurn(_ state: PersistedState, at mark: CompactionMark) throws -> Bool {
         let data = try Self.encode(state)
         let folder = try folder(for: path)
-        let temporary = String(path.dropLast(Self.snapshotName.count)) + Self.compactionName
-        let descriptor = try Self.open(Self.compactionName, O_WRONLY | O_CREAT | O_TRUNC, in: folder, path: temporary, failing: "cannot be created")
         do {
-            defer { SystemCall.close(descriptor) }
-            try write(Array(data), to: descriptor, path: temporary)
-            try sync(descriptor, path: temporary)
+            try writeSynced(data, named: Self.compactionName, in: folder)
         } catch {
             try? folder.remove(Self.compactionName)
             throw error
@@ -300,15 +294,7 @@ public final class StateFile: Sendable {
             guard journal.snapshots == mark.snapshots + 1 else { return }
             // The lines after the mark are newer than the snapshot: they stay, as the new journal.
             let lines = ((try? folder.read(Self.journalName)) ?? nil) ?? []
-            let after = Self.lines(of: lines, after: mark.lines)
-            if journal.descriptor >= 0 { SystemCall.close(journal.descriptor) }
-            journal.descriptor = -1
-            if after.isEmpty {
-                journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o640)) ?? -1
-            } else if (try? folder.replace(Self.journalName, with: after, mode: 0o640, durable: false)) != nil {
-                journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_APPEND, mode: 0o640)) ?? -1
-            }
-            journal.lines = max(0, journal.lines - mark.lines)
+            Self.startJournal(&journal, keeping: Self.lines(of: lines, after: mark.lines), count: max(0, journal.lines - mark.lines), in: folder)
         }
         return true
     }
@@ -327,25 +313,40 @@ public final class StateFile: Sendable {
     /// Replaces the saved state with a new snapshot and starts the journal again.
     public func save(_ state: PersistedState) throws {
         let data = try Self.encode(state)
-        let temporary = path + ".tmp"
         let folder = try folder(for: path)
         try journal.withLock { journal in
-            let descriptor = try Self.open(Self.temporaryName, O_WRONLY | O_CREAT | O_TRUNC, in: folder, path: temporary, failing: "cannot be created")
-            defer { SystemCall.close(descriptor) }
-            try write(Array(data), to: descriptor, path: temporary)
-            // On storage before it replaces the old snapshot: a power cut leaves one or the
-            // other, never an empty file under the real name (``flush()`` syncs the folder).
-            try sync(descriptor, path: temporary)
+            try writeSynced(data, named: Self.temporaryName, in: folder)
             if case .failure(let error) = Result(catching: { () throws(SystemCallError) in try folder.rename(Self.temporaryName, to: Self.snapshotName) }) {
                 throw StateFileError(path: path, reason: "cannot be replaced: \(error.errno.message)")
             }
             journal.snapshots += 1
             // The snapshot holds everything the journal said; lines replayed over it after a
             // crash before this truncation only repeat it.
-            if journal.descriptor >= 0 { SystemCall.close(journal.descriptor) }
-            journal.descriptor = (try? folder.openFile(Self.journalName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o640)) ?? -1
-            journal.lines = 0
+            Self.startJournal(&journal, keeping: [], count: 0, in: folder)
         }
+    }
+
+    /// Writes a snapshot's bytes to `name` in the state directory and puts them on storage: before
+    /// it replaces the old snapshot, so a power cut leaves one or the other, never an empty file
+    /// under the real name (``flush()`` syncs the folder).
+    private func writeSynced(_ data: Data, named name: String, in folder: OpenDirectory) throws(StateFileError) {
+        let filePath = String(path.dropLast(Self.snapshotName.count)) + name
+        let descriptor = try Self.open(name, O_WRONLY | O_CREAT | O_TRUNC, in: folder, path: filePath, failing: "cannot be created")
+        defer { SystemCall.close(descriptor) }
+        try write(Array(data), to: descriptor, path: filePath)
+        try sync(descriptor, path: filePath)
+    }
+
+    /// Starts the journal again with `tail` (whole lines, `count` of them), newer than the snapshot.
+    private static func startJournal(_ journal: inout Journal, keeping tail: [UInt8], count: Int, in folder: OpenDirectory) {
+        if journal.descriptor >= 0 { SystemCall.close(journal.descriptor) }
+        journal.descriptor = -1
+        if tail.isEmpty {
+            journal.descriptor = (try? folder.openFile(journalName, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o640)) ?? -1
+        } else if (try? folder.replace(journalName, with: tail, mode: 0o640, durable: false)) != nil {
+            journal.descriptor = (try? folder.openFile(journalName, O_WRONLY | O_APPEND, mode: 0o640)) ?? -1
+        }
+        journal.lines = count
     }
 
     /// A state as the snapshot holds it: JSON with sorted keys.
