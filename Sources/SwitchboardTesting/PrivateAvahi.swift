@@ -74,25 +74,18 @@ public final class PrivateAvahi: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// A configuration file of deploy/homekit (shared with deploy/homeassistant/test.sh), with
+    /// `placeholder` filled in.
+    private static func template(_ name: String, _ placeholder: String, _ value: String) throws -> String {
+        try String(contentsOfFile: RepositoryFiles.path("deploy/homekit/" + name), encoding: .utf8)
+            .replacingOccurrences(of: placeholder, with: value)
+    }
+
     private func startBus() throws {
         let socket = Self.busDirectory + "/bus"
         try FileManager.default.createDirectory(atPath: Self.busDirectory, withIntermediateDirectories: true)
         try? FileManager.default.removeItem(atPath: socket)
-        let configuration = """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>system</type>
-          <listen>unix:path=\(socket)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow user="*"/>
-            <allow own="*"/>
-            <allow send_destination="*"/>
-            <allow receive_sender="*"/>
-          </policy>
-        </busconfig>
-        """
+        let configuration = try Self.template("private-bus.conf.in", "@SOCKET@", socket)
         try configuration.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
         bus = try ChildProcess(Self.tool("dbus-daemon")!, ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"],
                                logPath: directory + "/dbus.log")
@@ -108,18 +101,7 @@ public final class PrivateAvahi: @unchecked Sendable {
     public func startDaemon() async throws {
         daemonStarts += 1
         let logName = "avahi-\(daemonStarts).log"
-        let configuration = """
-        [server]
-        use-ipv4=yes
-        use-ipv6=no
-        allow-interfaces=lo
-        ratelimit-interval-usec=0
-        [wide-area]
-        enable-wide-area=no
-        [publish]
-        publish-hinfo=no
-        publish-workstation=no
-        """
+        let configuration = try Self.template("private-avahi-daemon.conf.in", "@INTERFACE@", "lo")
         try configuration.write(toFile: directory + "/avahi-daemon.conf", atomically: true, encoding: .utf8)
         let ip = Self.tool("ip")!
         // Nothing mounted here may reach the machine's /run: the namespace's mounts are made

@@ -116,38 +116,13 @@ in_net sh -ec 'ip link set lo up
     ip route add default dev sb0'
 
 # The private system bus, for the daemon's Avahi client and avahi-daemon.
-cat >"$work/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$work/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
+sed "s|@SOCKET@|$work/bus|" deploy/homekit/private-bus.conf.in >"$work/bus.conf"
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
 setsid dbus-daemon --config-file="$work/bus.conf" --nofork --nopidfile >"$work/dbus.log" 2>&1 &
 bus_pid=$!
 for _ in {1..100}; do [[ -S $work/bus ]] && break; sleep 0.05; done
 [[ -S $work/bus ]] || { say "dbus-daemon is not listening at $work/bus" >&2; exit 1; }
-cat >"$work/avahi-daemon.conf" <<EOF
-[server]
-use-ipv4=yes
-use-ipv6=no
-allow-interfaces=sb0
-ratelimit-interval-usec=0
-[wide-area]
-enable-wide-area=no
-[publish]
-publish-hinfo=no
-publish-workstation=no
-EOF
+sed "s|@INTERFACE@|sb0|" deploy/homekit/private-avahi-daemon.conf.in >"$work/avahi-daemon.conf"
 # With a /run of its own (its pid file and socket; the machine's avahi-daemon, if any, keeps its).
 setsid nsenter "--net=/proc/$net_pid/ns/net" -- unshare --mount --propagation private sh -c \
     "mount -t tmpfs switchboard-ha-avahi /run && mkdir -p /run/avahi-daemon &&
