@@ -76,10 +76,12 @@ let package = Package(
         // setup payload (docs/homekit.md).
         .target(name: "SwitchboardHomeKit", dependencies: ["CCrypto", "CAvahi", "CQREncode", "SwitchboardSupport"]),
 
-        // The daemon's core: devices.json, devices, state, the local socket, the service tree.
+        // devices.json as values: the JSON parser, the loader, the settings; nothing that runs.
+        .target(name: "SwitchboardConfiguration", dependencies: ["ControlKitCore", "SwitchboardGPIO", "SwitchboardHomeKit", "SwitchboardSupport"]),
+        // The daemon's core: devices, state, the broker side, the local socket, the service tree.
         .target(
             name: "SwitchboardCore",
-            dependencies: ["ControlKitCore", "SwitchboardGPIO", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"],
+            dependencies: ["ControlKitCore", "SwitchboardConfiguration", "SwitchboardGPIO", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"],
             plugins: ["BuildCommitPlugin"]
         ),
         // Writes the commit SwitchboardCore is built from (`Switchboard.buildCommit`) before each
@@ -87,7 +89,7 @@ let package = Package(
         .plugin(name: "BuildCommitPlugin", capability: .buildTool(), path: "Sources/BuildCommitPlugin"),
 
         .executableTarget(name: "switchboardd", dependencies: ["SwitchboardCore"]),
-        .executableTarget(name: "switchboard", dependencies: ["ControlKitCore", "SwitchboardCore", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"]),
+        .executableTarget(name: "switchboard", dependencies: ["ControlKitCore", "SwitchboardConfiguration", "SwitchboardCore", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"]),
         // The main process of a switchboard-extension@.service instance: runs one control
         // extension on the connection systemd passes it (deploy/switchboard-extension@.service).
         .executableTarget(name: "switchboard-extension-launcher", dependencies: ["SwitchboardSupport"]),
@@ -121,13 +123,13 @@ let package = Package(
         .executableTarget(name: "single-control", dependencies: ["ControlKit"], path: "Tests/Fixtures/SingleControl"),
 
         // Benchmarks: `swift run -c release switchboard-bench` (BENCHMARKS.md).
-        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting", "faulty-extension"]),
+        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting", "faulty-extension"]),
         // The benchmark's floor: a minimal C libmosquitto client answering each command at once.
         .executableTarget(name: "switchboard-bench-floor", dependencies: ["CMosquitto"]),
 
         // The parsers of outside input under libFuzzer (`deploy/fuzz.sh`); without the fuzzer it
         // replays saved inputs.
-        .executableTarget(name: "switchboard-fuzz", dependencies: ["SwitchboardCore", "ControlKitCore", "SwitchboardHomeKit"]),
+        .executableTarget(name: "switchboard-fuzz", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "ControlKitCore", "SwitchboardHomeKit"]),
 
         .testTarget(
             name: "ControlKitTests",
@@ -139,8 +141,8 @@ let package = Package(
         .testTarget(name: "SwitchboardHomeKitTests", dependencies: ["SwitchboardHomeKit", "SwitchboardSupport", "SwitchboardTesting"]),
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
-        .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardSupport", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardSupport", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardCore
 import SwitchboardGPIO
 import SwitchboardTesting
+import SwitchboardConfiguration
 
 /// The Action button in-process on the simulated chip: a press (edge) → the hint announced, and
 /// a hold → the output switched. The hold itself (hold time plus one debounce window, by design)

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import ControlKitCore
 import SwitchboardCore
+import SwitchboardConfiguration
 
 /// What the fuzzer feeds: the parsers that read input from outside the process. The first byte
 /// chooses the parser, the rest is its input. Every parser must return (a value or a typed

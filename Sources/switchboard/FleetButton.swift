@@ -1,4 +1,5 @@
 import SwitchboardCore
+import SwitchboardConfiguration
 
 /// A push-button of a node, as the node keeps it retained on `<base>/buttons`: the placement
 /// each press performs, and the last press seen while the picture is followed.

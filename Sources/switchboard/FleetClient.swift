@@ -10,6 +10,7 @@ import Foundation
 import SwitchboardCore
 import SwitchboardMQTT
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Where the fleet is: the broker every node publishes to, and how to log in.
 struct FleetBroker: Sendable {

@@ -10,6 +10,7 @@ import ControlKitCore
 import SwitchboardCore
 import SwitchboardHomeKit
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 let usage = """
 usage: switchboard [--socket PATH] <command> [arguments]

@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// The sample's Action button on the simulated chip with a manual clock: exact announcements and
 /// outputs for every rule.

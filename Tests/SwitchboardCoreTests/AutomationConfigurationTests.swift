@@ -2,6 +2,7 @@ import Foundation
 @testable import SwitchboardCore
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// devices.json's `automations`: read into triggers, conditions and steps, each mistake reported
 /// at its path with what to write instead, an automation that would start itself refused, and

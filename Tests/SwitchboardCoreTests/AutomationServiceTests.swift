@@ -4,6 +4,7 @@ import Foundation
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Automations on the manual clock: a change after start runs the steps and a value restored at
 /// start does not; conditions on values and on a window across midnight; a delay started over by

@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardCore
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// devices.json's `availabilityTopic`, `payloadAvailable`, `payloadNotAvailable` and `staleAfter`
 /// of an mqtt device: defaulted from its system's topics, checked like every other key.

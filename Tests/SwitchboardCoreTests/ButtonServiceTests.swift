@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// A push-button on the simulated chip, with the manual clock: a short press toggles the porch,
 /// a double press the fan, a long press the garage door.

@@ -2,6 +2,7 @@ import ControlKitCore
 @testable import SwitchboardCore
 import SwitchboardSupport
 import Testing
+@testable import SwitchboardConfiguration
 
 @Suite struct CommandPayloadTests {
     func parse(_ text: String) -> Result<CommandPayload, CommandPayload.Rejection> { CommandPayload.parse(Array(text.utf8)) }

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCore
 import Testing
+@testable import SwitchboardConfiguration
 
 /// What `switchboard apply` says a reload changed (``SwitchboardConfiguration/changes(to:)``):
 /// every part of devices.json that a reload acts on, the safety features first among them, and

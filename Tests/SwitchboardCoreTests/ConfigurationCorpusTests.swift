@@ -3,6 +3,7 @@ import SwitchboardCore
 import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Broken devices.json files, each rejected with every problem's exact path and message.
 @Suite struct ConfigurationCorpusTests {

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCore
 import Testing
+@testable import SwitchboardConfiguration
 
 /// `covers` in devices.json: a blind on two interlocked relays with travel times and end stops,
 /// a garage door on a pulse and reed switches, each refused precisely when something is missing.

@@ -3,6 +3,7 @@ import Foundation
 import SwitchboardCore
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Covers through the doors users use: the real `switchboard` CLI against a real `switchboardd`
 /// on simulated chips, a blind's relays never on together, its end stop correcting its position,

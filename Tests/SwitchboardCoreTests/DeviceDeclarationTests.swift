@@ -4,6 +4,7 @@ import SwitchboardCore
 import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Devices declared in Swift join devices.json's: devices.json's controls and Swift code use them
 /// alike, on the header chip unless devices.json names another.

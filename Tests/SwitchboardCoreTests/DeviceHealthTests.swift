@@ -2,6 +2,7 @@ import Foundation
 @testable import SwitchboardCore
 import SwitchboardSupport
 import Testing
+@testable import SwitchboardConfiguration
 
 /// A device of another system's health, on a clock's instants: offline, an unanswered command and
 /// silence each make it stale with their reason, and what ends each.

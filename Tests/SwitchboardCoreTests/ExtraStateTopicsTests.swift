@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardCore
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// A device of another system that says its state on more than one topic (a Tasmota plug: the
 /// answer to a command on `stat/<topic>/POWER`, its periodic telemetry on `tele/<topic>/STATE`):

@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardCore
 import SwitchboardGPIO
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Lines on a chip found as `header` are the header's pins: lines 0…27 of the chip, and a problem
 /// with one says which chip the header turned out to be.

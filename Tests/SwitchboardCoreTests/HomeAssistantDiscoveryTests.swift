@@ -1,6 +1,7 @@
 import ControlKit
 import SwitchboardCore
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Discovery payloads as pure values: SF Symbols as Home Assistant icons, the names a configurable
 /// control's select offers, and a placement's `homeAssistant` block.

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCore
 import Testing
+@testable import SwitchboardConfiguration
 
 /// devices.json's `homekit` block: off when absent, defaults, and every wrong value a typed
 /// problem with its path (never a crash).

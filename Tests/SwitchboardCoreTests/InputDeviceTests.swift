@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Input devices on the simulated chip with a manual clock: requested as inputs, read from their
 /// lines, each debounced change announced once, refused when switched, shown by a toggle, and

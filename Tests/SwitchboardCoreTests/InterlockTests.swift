@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Interlocks: a blind's up and down relays are never on together, whichever path switches them
 /// and however fast, with the dead time between them on the clock.

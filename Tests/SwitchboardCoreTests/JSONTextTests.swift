@@ -3,6 +3,7 @@ import SwitchboardCore
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// What goes out on every command is written without `JSONEncoder`, byte for byte as it writes it:
 /// checked against `JSONEncoder` on thousands of generated presentations and results, with quotes,

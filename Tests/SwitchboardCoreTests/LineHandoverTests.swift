@@ -3,6 +3,7 @@ import SwitchboardCore
 import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// SIGHUP hands the output lines a new configuration drives the same way over still requested,
 /// so a relay never drops to its pull while the daemon reloads.

@@ -4,6 +4,7 @@ import SwitchboardCore
 import SwitchboardMQTT
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// A fault test: a flood of random and malformed payloads on every topic the daemon subscribes to.
 @Suite(.serialized, .timeLimit(.minutes(2)))

@@ -4,6 +4,7 @@ import Foundation
 import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// The node's control center runs on the loop its MQTT connection is served on, so that a message
 /// is handled on the thread where the center runs; the next configuration, keeping the connection,

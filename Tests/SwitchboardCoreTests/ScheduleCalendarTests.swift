@@ -1,6 +1,7 @@
 import Foundation
 @testable import SwitchboardCore
 import Testing
+@testable import SwitchboardConfiguration
 
 /// When schedules fire, at exact instants: wall-clock times across midnight and across both
 /// daylight-saving changes in Oslo, weekdays, and sunset from the node's own solar equations.

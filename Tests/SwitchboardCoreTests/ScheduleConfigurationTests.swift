@@ -1,6 +1,7 @@
 import Foundation
 @testable import SwitchboardCore
 import Testing
+@testable import SwitchboardConfiguration
 
 /// devices.json's `location` and `schedules`: read into rules and actions, each mistake reported
 /// at its path with what to write instead, and what a reload changes said in full.

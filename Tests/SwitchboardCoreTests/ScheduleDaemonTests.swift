@@ -2,6 +2,7 @@ import Foundation
 @testable import SwitchboardCore
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Schedules on a running daemon, through the CLI: one a few seconds ahead switches a simulated
 /// relay and shows in `status` with its run; a paused one does not fire; a restart keeps the

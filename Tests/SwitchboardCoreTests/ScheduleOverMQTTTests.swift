@@ -3,6 +3,7 @@ import Foundation
 import SwitchboardMQTT
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Schedules on the broker, as Home Assistant sees them: a retained state per schedule, a
 /// configuration `switch` that pauses and resumes it, refused while the node is locked.

@@ -4,6 +4,7 @@ import Foundation
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// The schedule service across a reload: a run due while the node reloaded (after the previous
 /// configuration's last check, before the next one's first) fires once the next configuration

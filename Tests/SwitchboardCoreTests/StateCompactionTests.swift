@@ -4,6 +4,7 @@ import SwitchboardGPIO
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// A switch never waits for storage: the journal's compaction into a snapshot (JSON, `fsync`,
 /// `rename`) is the flusher's, off the command path, and the state it writes is the one of its

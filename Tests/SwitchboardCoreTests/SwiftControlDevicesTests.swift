@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardSupport
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// The device center of the controls below: their own, so that no other test's device calls
 /// (nor a daemon's) meet theirs.

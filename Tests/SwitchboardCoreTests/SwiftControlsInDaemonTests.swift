@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardTesting
 import SwitchboardSupport
 import Testing
+@testable import SwitchboardConfiguration
 
 /// A Swift control, as a user's bundle would have one.
 struct DoorbellChime: ControlWidget {

@@ -4,6 +4,7 @@ import SwitchboardCore
 import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
+@testable import SwitchboardConfiguration
 
 /// Interlocks on the kernel's lines: a blind's up and down relays on gpio-sim lines 1 and 2,
 /// requested through libgpiod and switched through the node's control center, the way every

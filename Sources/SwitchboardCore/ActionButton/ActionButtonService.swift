@@ -1,6 +1,7 @@
 import ControlKitCore
 import SwitchboardGPIO
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// A push-button on a GPIO input acting as an Action button for one placed control: press to hear
 /// the hint, hold to perform. Runs ``HoldToPerform`` on the line's debounced edges.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SwitchboardConfiguration
 
 /// An automation's run in progress when a reload stopped it, carried into the next
 /// configuration: it goes on there (its delay's remaining time, then the steps left) if the

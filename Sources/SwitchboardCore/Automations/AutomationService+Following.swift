@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 extension AutomationService {
     /// Follows `center`'s presentations and `buttons`' presses, and runs the automations they

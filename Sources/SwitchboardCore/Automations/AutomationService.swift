@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Runs devices.json's automations: a placement's value changing or a push-button's press starts
 /// the automations it triggers (``AutomationTriggers``) whose conditions hold; each runs its steps

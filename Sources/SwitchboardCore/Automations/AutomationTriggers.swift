@@ -1,3 +1,4 @@
+import SwitchboardConfiguration
 /// Which automations a value change or a button press starts, and the values conditions read.
 ///
 /// Only a change from one known value to another starts anything: the value a placement shows

@@ -1,6 +1,7 @@
 import ControlKitCore
 import SwitchboardGPIO
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// A push-button's short, double and long presses (``ClickDetector``), each performing the
 /// placement devices.json binds to it and announced on ``clicks`` (the log and MQTT).

@@ -1,5 +1,6 @@
 import SwitchboardGPIO
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// A finger on a button wired to a simulated chip, for `switchboard button`: presses it for a
 /// time and always lets go.

@@ -1,3 +1,4 @@
+import SwitchboardConfiguration
 /// switchboardd's command line, parsed: the options of a daemon, whether it is switchboardd itself
 /// or a program that embeds a Swift bundle (``SwitchboardDaemon/main(bundle:arguments:)``).
 public struct DaemonCommandLine: Sendable {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// One daemon per state directory: an exclusive `flock` on `<state-dir>/switchboardd.pid`, held for
 /// the daemon's life and dropped by the kernel however it ends (kill -9 included). The file names

@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// The parts of a ``NodeRuntime`` that its MQTT bridge works with, held strongly. None of them
 /// holds the bridge, so there is no cycle; and the bridge, with whatever its tasks and its

@@ -2,6 +2,7 @@ import ControlKitCore
 import SwitchboardGPIO
 import SwitchboardMQTT
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Everything one configuration brings up: the devices and their lines, the control center with
 /// its controls and placements, and the auto-off schedule. SIGHUP replaces it with a new one.

@@ -3,6 +3,7 @@ import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardConfiguration
 
 extension SwitchboardDaemon {
     /// switchboardd's `main`: parses its options (``DaemonCommandLine``) and runs the daemon.

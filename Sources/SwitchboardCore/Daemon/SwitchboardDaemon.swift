@@ -10,6 +10,7 @@ import ControlKitCore
 import SwitchboardGPIO
 import SwitchboardMQTT
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// switchboardd's options.
 public struct DaemonOptions: Sendable {

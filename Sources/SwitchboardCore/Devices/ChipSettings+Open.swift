@@ -1,4 +1,5 @@
 import SwitchboardGPIO
+import SwitchboardConfiguration
 
 extension ChipSettings {
     /// Opens the chip: on this machine, the one ``chip`` names (``LibgpiodChip/locate(_:)``:

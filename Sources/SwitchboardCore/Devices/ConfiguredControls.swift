@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Turns the controls of devices.json into control definitions: they render from the devices'
 /// state and perform by switching them, beside any compiled into a Swift bundle.

@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 /// A cover's controls: `<id>`, a toggle that is on while the cover is open (or partly open) and
 /// opens or closes it, its value text saying what it does ("Opening… 40 %"); and `<id>-stop`,

@@ -1,4 +1,5 @@
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// A motor-driven cover (a roller blind, a shutter) as a plain state machine on a clock's
 /// instants: it takes commands (open, close, stop, go to a position) and end-stop contacts, and

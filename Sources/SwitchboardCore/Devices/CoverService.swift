@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Runs the node's covers: each cover's state machine (``CoverMotion`` for a motor,
 /// ``GarageDoorMotion`` for a garage door) fed by commands, its end stops or reeds and the clock,

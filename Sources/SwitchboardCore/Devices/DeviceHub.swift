@@ -1,6 +1,7 @@
 import ControlKitCore
 import SwitchboardGPIO
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// The node's devices: the GPIO lines it holds and the last known state of devices that live in
 /// other systems. Every output change is saved to the state file before it is reported done, and

@@ -1,4 +1,5 @@
 import SwitchboardGPIO
+import SwitchboardConfiguration
 
 extension GPIOSettings {
     /// How an input is requested: both edges reported, with its bias, active-low and debounce

@@ -1,5 +1,6 @@
 import SwitchboardSupport
 import SwitchboardGPIO
+import SwitchboardConfiguration
 
 /// Output lines passed from one configuration to the next on SIGHUP, still requested, so a relay
 /// never drops out while the daemon reloads: the new configuration's ``DeviceHub`` takes the lines

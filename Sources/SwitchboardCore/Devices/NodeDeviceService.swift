@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 /// The board's devices for Swift control code: a bundle embedded in the daemon, or a control
 /// extension's device requests. Every call goes to the configuration serving now (a SIGHUP

@@ -1,4 +1,5 @@
 import SwitchboardGPIO
+import SwitchboardConfiguration
 
 /// The chips devices.json names, open (or simulated), by chip id, with where each was found
 /// (``GPIOChipLocation``): what switchboardd runs on, and what `switchboard check` opens to

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SwitchboardConfiguration
 
 /// What a ``DeviceHub`` knows of the devices that live elsewhere (other systems' devices, from
 /// their state messages; controls on other nodes, from their presentations), carried into the

@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 /// A scene: a button that sets several devices, each to its value, at once ("All Lights Off",
 /// "Movie"). Every device is set whatever the others do; when some fail, the perform fails saying

@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Runs one control extension for the daemon, as iOS hosts a widget extension: starts its
 /// process, lists its controls, serves them as the daemon's own through ``definitions()`` (each

@@ -1,4 +1,5 @@
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Where the daemon runs its control extensions.
 public enum ExtensionHosting: Sendable, Equatable {

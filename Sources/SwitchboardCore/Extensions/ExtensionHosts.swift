@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// The daemon's control extensions, by id, across reloads: a reload keeps running each whose
 /// settings did not change, stops those removed or changed, and starts the new ones.

@@ -8,6 +8,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardConfiguration
 
 /// One run of a control extension: its process group, and the pipes to its standard input,
 /// output and error. Owns the process: ``terminate()`` ends it and ``exit()`` says how it ended;

@@ -2,6 +2,7 @@ import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardConfiguration
 
 /// What a control extension started by switchboardd itself gets: the program to run (through
 /// `setpriv` when it runs as another user), a clean environment, its limits, and a sentence

@@ -3,6 +3,7 @@ import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardConfiguration
 
 /// One run of a control extension as an instance of `switchboard-extension@.service`: a
 /// connection to `switchboard-extension.socket` (systemd starts an instance for it, with a dynamic

@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardHomeKit
+import SwitchboardConfiguration
 
 /// The service a placement is in HomeKit, as a Home user expects it: chosen as its Home Assistant
 /// entity's kind is (the placement's `homeAssistant` block), and from the device it shows.

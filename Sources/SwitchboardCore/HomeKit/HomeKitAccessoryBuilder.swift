@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardHomeKit
+import SwitchboardConfiguration
 
 /// Makes the served accessories: the bridge (aid 1: Accessory Information and HAP Protocol
 /// Information) and one accessory per Control Center placement, each with its Accessory

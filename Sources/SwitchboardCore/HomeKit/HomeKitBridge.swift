@@ -6,6 +6,7 @@ import Foundation
 import ControlKitCore
 import SwitchboardHomeKit
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// The node as a HomeKit bridge: a ``HAPServer`` on devices.json's `homekit` port serving
 /// ``HomeKitAccessories``, with the identity, pairings and ids of the state directory

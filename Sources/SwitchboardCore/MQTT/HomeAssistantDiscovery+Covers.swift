@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 extension HomeAssistantDiscovery {
     /// A cover's entity, for the placement of its toggle in Control Center: a Home Assistant

@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 extension HomeAssistantDiscovery {
     /// The node's own entities: its lock (`lock`), and, as diagnostics, whether it is connected

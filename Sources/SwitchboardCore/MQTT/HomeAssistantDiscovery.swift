@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 /// Home Assistant MQTT discovery: a switch (or, as devices.json says, a light or a fan) per toggle
 /// placed in Control Center, a button per button placed there, a select per configurable one to

@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardMQTT
+import SwitchboardConfiguration
 
 extension MQTTBridge {
     /// `<base>/announcements`: what an automation's `announce` step says, not retained,

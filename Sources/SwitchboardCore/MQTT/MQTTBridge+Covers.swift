@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardMQTT
+import SwitchboardConfiguration
 
 extension MQTTBridge {
     /// `<base>/covers/<id>/set`: `OPEN`, `CLOSE` and `STOP` perform the cover's placed toggle and

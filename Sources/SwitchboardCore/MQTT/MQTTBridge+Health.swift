@@ -1,5 +1,6 @@
 import SwitchboardMQTT
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 extension MQTTBridge {
     /// Each device of another system's health, watched from when the bridge is made.

@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardMQTT
+import SwitchboardConfiguration
 
 extension MQTTBridge {
     /// Routes one incoming message that needs the control center: a configuration, a reload, a

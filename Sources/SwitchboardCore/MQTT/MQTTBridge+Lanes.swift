@@ -1,6 +1,7 @@
 import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// A well-formed command from MQTT as it arrived: when, and whether the node was locked then.
 struct ArrivedCommand: Sendable {

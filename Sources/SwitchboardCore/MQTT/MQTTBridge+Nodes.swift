@@ -6,6 +6,7 @@ import Foundation
 import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Controls on other nodes (`"type": "node"` devices): followed on their node's retained topics and
 /// performed through its topic contract, as the fleet CLI does.

@@ -1,5 +1,6 @@
 import ControlKitCore
 import SwitchboardMQTT
+import SwitchboardConfiguration
 
 extension MQTTBridge {
     /// `<base>/<kind>/<id>` for every schedule and automation, retained: paused or not, the last

@@ -9,6 +9,7 @@ import Glibc
 import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Connects a node to the home's MQTT broker under Switchboard's topic contract: presentations
 /// out (retained, only when changed, all again after every reconnect), commands, reloads, lock

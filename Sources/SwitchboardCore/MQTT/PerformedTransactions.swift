@@ -1,4 +1,5 @@
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// The transactions of commands the node took on its `/set` topics, so that each is performed at
 /// most once: a command whose transaction arrives again (a replay, a resend, a fleet node's retry)

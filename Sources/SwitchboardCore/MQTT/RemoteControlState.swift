@@ -5,6 +5,7 @@ import Foundation
 #endif
 import ControlKitCore
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// What a node knows of a control on another node, from that node's retained topics: whether the
 /// node is online and the control's last presentation. It decides what a device bound to the

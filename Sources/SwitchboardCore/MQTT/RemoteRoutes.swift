@@ -1,3 +1,4 @@
+import SwitchboardConfiguration
 /// The topics of other nodes a node follows for its `node` devices, and what each is to which
 /// device: worked out once per configuration, so that each incoming message is routed with one
 /// lookup (every message that is not the node's own goes past here).

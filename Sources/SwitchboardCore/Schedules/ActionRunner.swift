@@ -1,4 +1,5 @@
 import ControlKitCore
+import SwitchboardConfiguration
 
 /// Runs a list of actions, in order, through the command path every command takes (the
 /// socket's and MQTT's ``ControlCommandHandler``: the lock, interlocks, the state journal), and

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// When schedules fire at one place: the node's time zone and, for sunrise and sunset, its
 /// latitude and longitude. Pure: it answers for any instant it is given, and never reads a clock.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SwitchboardSupport
+import SwitchboardConfiguration
 
 /// Runs devices.json's schedules: sleeps until the next is due (``ScheduleTimetable``), runs its
 /// actions (``ActionRunner``), and keeps each schedule's last run and its pause in the state file,

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SwitchboardConfiguration
 
 /// The node's schedules as a plain state machine on wall-clock instants: when each fires next,
 /// when it last fired, which are paused, and which are due at an instant. The daemon feeds it

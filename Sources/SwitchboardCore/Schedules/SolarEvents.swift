@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwitchboardConfiguration
 
 /// Sunrise and sunset on the node, from NOAA's solar equations (the Astronomical Algorithms
 /// approximations of NOAA's solar calculator): the sun's declination and the equation of time

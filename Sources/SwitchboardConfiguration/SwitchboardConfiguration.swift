@@ -128,7 +128,7 @@ public struct DeviceSettings: PositionedSettings {
     /// Why a device reached through the broker cannot be switched while there is no connection:
     /// "Kitchen Light lives in another system and Switchboard is not connected to the MQTT broker",
     /// then `since`.
-    func unreachableWithoutBroker(since: String = "") -> String {
+    package func unreachableWithoutBroker(since: String = "") -> String {
         let place = remote.map { "on the node \($0.node)" } ?? "in another system"
         return "\(name) lives \(place) and Switchboard is not connected to the MQTT broker\(since)"
     }
@@ -179,6 +179,22 @@ public struct MQTTDeviceSettings: Sendable, Equatable {
     /// How the state is read on `topic`: its JSON key, or nil for the whole payload.
     public func valueKey(on topic: String) -> String? {
         topic == stateTopic ? valueKey : extraStateTopics.first { $0.topic == topic }?.valueKey
+    }
+
+    /// Settings as given, field by field.
+    package init(stateTopic: String, valueKey: String? = nil, onValue: String, offValue: String, commandTopic: String, onPayload: String, offPayload: String, timeout: Duration, stateRequest: MQTTStateRequest? = nil, availability: MQTTAvailability? = nil, staleAfter: Duration? = nil, extraStateTopics: [MQTTStateTopic] = []) {
+        self.stateTopic = stateTopic
+        self.valueKey = valueKey
+        self.onValue = onValue
+        self.offValue = offValue
+        self.commandTopic = commandTopic
+        self.onPayload = onPayload
+        self.offPayload = offPayload
+        self.timeout = timeout
+        self.stateRequest = stateRequest
+        self.availability = availability
+        self.staleAfter = staleAfter
+        self.extraStateTopics = extraStateTopics
     }
 }
 
@@ -274,6 +290,17 @@ public struct PlacementSettings: PositionedSettings {
     public var device: String?
     /// How it appears in Home Assistant, if devices.json says.
     public var homeAssistant: HomeAssistantEntitySettings? = nil
+
+    /// Settings as given, field by field.
+    package init(position: Int = 0, id: String, control: String, space: ControlSpace, size: ControlSize? = nil, device: String? = nil, homeAssistant: HomeAssistantEntitySettings? = nil) {
+        self.position = position
+        self.id = id
+        self.control = control
+        self.space = space
+        self.size = size
+        self.device = device
+        self.homeAssistant = homeAssistant
+    }
 }
 
 /// A push-button acting as an Action button for one placed control.

@@ -46,7 +46,7 @@ public enum DurationText {
 
 extension String {
     /// The text without the whitespace around it (the text itself when there is none).
-    func trimmingCharacters() -> String {
+    package func trimmingCharacters() -> String {
         guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
         return first == startIndex && index(after: last) == endIndex ? self : String(self[first...last])
     }

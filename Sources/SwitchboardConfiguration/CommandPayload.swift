@@ -63,6 +63,12 @@ public struct CommandPayload: Sendable, Equatable {
         default: nil
         }
     }
+
+    /// A command with its request and, if given, its transaction.
+    package init(request: ControlRequest, transaction: JSONValue? = nil) {
+        self.request = request
+        self.transaction = transaction
+    }
 }
 
 /// Reads a device's state from a message on its state topic (another system's).

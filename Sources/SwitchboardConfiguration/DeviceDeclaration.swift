@@ -81,7 +81,7 @@ public struct DeviceDeclaration: Sendable, Equatable {
 extension ConfigurationLoader {
     /// Adds devices declared in Swift after the file's, with the header chip when they name it
     /// and the file has no chip of that id.
-    static func add(_ declarations: [DeviceDeclaration], to configuration: inout SwitchboardConfiguration, _ problems: inout [ConfigurationProblem]) {
+    package static func add(_ declarations: [DeviceDeclaration], to configuration: inout SwitchboardConfiguration, _ problems: inout [ConfigurationProblem]) {
         for declaration in declarations {
             var device = declaration.settings
             if configuration.device(device.id) != nil {

@@ -35,25 +35,8 @@ public struct TimeWindow: Sendable, Equatable, CustomStringConvertible {
         return ScheduleRule.Moment(text).map { ScheduleRule($0) }
     }
 
-    /// Whether `instant` is in the window, on `calendar` (the node's zone and place).
-    public func contains(_ instant: Date, on calendar: ScheduleCalendar) -> Bool {
-        guard let opened = Self.last(after, atOrBefore: instant, on: calendar) else { return false }
-        guard let closed = Self.last(before, atOrBefore: instant, on: calendar) else { return true }
-        return opened > closed
-    }
-
     /// Whether either bound needs the node's latitude and longitude.
     public var isSolar: Bool { after.moment.isSolar || before.moment.isSolar }
-
-    /// The latest occurrence of `bound` at or before `instant`, looking back two days (a day
-    /// without a sunset is skipped).
-    static func last(_ bound: ScheduleRule, atOrBefore instant: Date, on calendar: ScheduleCalendar) -> Date? {
-        let today = CivilDay(instant, in: calendar.zone)
-        return (-2...1).compactMap { step -> Date? in
-            guard case .success(let occurs) = calendar.occurrence(of: bound, on: today.adding(days: step)), occurs <= instant else { return nil }
-            return occurs
-        }.max()
-    }
 
     /// `between 18:00 and 06:00`.
     public var description: String { "between \(after.summary) and \(before.summary)" }
