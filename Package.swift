@@ -78,10 +78,12 @@ let package = Package(
 
         // devices.json as values: the JSON parser, the loader, the settings; nothing that runs.
         .target(name: "SwitchboardConfiguration", dependencies: ["ControlKitCore", "SwitchboardGPIO", "SwitchboardHomeKit", "SwitchboardSupport"]),
+        // Control extensions hosted as processes or systemd units, and the sandbox they run in.
+        .target(name: "SwitchboardExtensionHost", dependencies: ["ControlKitCore", "SwitchboardConfiguration", "SwitchboardSupport"]),
         // The daemon's core: devices, state, the broker side, the local socket, the service tree.
         .target(
             name: "SwitchboardCore",
-            dependencies: ["ControlKitCore", "SwitchboardConfiguration", "SwitchboardGPIO", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"],
+            dependencies: ["ControlKitCore", "SwitchboardConfiguration", "SwitchboardExtensionHost", "SwitchboardGPIO", "SwitchboardHomeKit", "SwitchboardMQTT", "SwitchboardSupport"],
             plugins: ["BuildCommitPlugin"]
         ),
         // Writes the commit SwitchboardCore is built from (`Switchboard.buildCommit`) before each
@@ -123,7 +125,7 @@ let package = Package(
         .executableTarget(name: "single-control", dependencies: ["ControlKit"], path: "Tests/Fixtures/SingleControl"),
 
         // Benchmarks: `swift run -c release switchboard-bench` (BENCHMARKS.md).
-        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardTesting", "faulty-extension"]),
+        .executableTarget(name: "switchboard-bench", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardGPIO", "SwitchboardMQTT", "SwitchboardSupport", "SwitchboardTesting", "faulty-extension"]),
         // The benchmark's floor: a minimal C libmosquitto client answering each command at once.
         .executableTarget(name: "switchboard-bench-floor", dependencies: ["CMosquitto"]),
 
@@ -141,7 +143,7 @@ let package = Package(
         .testTarget(name: "SwitchboardHomeKitTests", dependencies: ["SwitchboardHomeKit", "SwitchboardSupport", "SwitchboardTesting"]),
         // Hardware in the loop: the chip behaviour checks on the simulated chip (anywhere) and on
         // the kernel's gpio-sim chips, with the daemon end to end, inside the HIL VM (`deploy/hil/test.sh`).
-        .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
+        .testTarget(name: "SwitchboardHILTests", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardSupport", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension"]),
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardConfiguration", "SwitchboardCore", "SwitchboardSupport", "SwitchboardTesting", "switchboardd", "switchboard", "faulty-extension", "hostile-extension", "home-controls", "porch-daemon", "push-daemon", "switchboard-extension-launcher"], resources: [.copy("Corpus")]),
     ],
     swiftLanguageModes: [.v6]

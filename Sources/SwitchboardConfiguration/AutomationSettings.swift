@@ -1,3 +1,4 @@
+import SwitchboardSupport
 /// One element of devices.json's `automations`: when something happens (``AutomationTrigger``),
 /// if every condition holds (``AutomationCondition``), do the steps in order (``AutomationStep``).
 public struct AutomationSettings: PositionedSettings {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ControlKitCore
+import SwitchboardSupport
 
 /// A command received on `<base>/controls/<id>/set`, parsed: `ON`, `OFF`, `TOGGLE`, `PRESS`, or
 /// JSON `{"value": true}` (also `"value": "TOGGLE"` or `"PRESS"`), optionally with `"transaction"`.

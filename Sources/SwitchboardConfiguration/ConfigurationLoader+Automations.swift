@@ -1,3 +1,4 @@
+import SwitchboardSupport
 extension ConfigurationLoader {
     /// The longest `delay` an automation step takes.
     static let longestDelay = Duration.seconds(24 * 3600)

@@ -1,3 +1,4 @@
+import SwitchboardSupport
 extension ConfigurationLoader {
     /// Reads a placement's `homeAssistant` block.
     static func readHomeAssistant(_ value: JSONValue, at path: String, _ problems: inout [ConfigurationProblem]) -> HomeAssistantEntitySettings? {

@@ -1,4 +1,5 @@
 import SwitchboardHomeKit
+import SwitchboardSupport
 
 extension ConfigurationLoader {
     /// Reads the `homekit` block: `name`, `port` (default 51826) and `setupCode` (eight digits as

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SwitchboardSupport
 
 /// Where a device of another system says whether it is online, and the payloads that mean yes
 /// and no: Tasmota's last will `tele/<topic>/LWT` (`Online`/`Offline`), Zigbee2MQTT's

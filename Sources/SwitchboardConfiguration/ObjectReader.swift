@@ -1,4 +1,5 @@
 import SwitchboardGPIO
+import SwitchboardSupport
 
 /// Reads one JSON object's members, recording a problem for every missing, mistyped or unknown
 /// member instead of stopping at the first.

@@ -1,3 +1,4 @@
+import SwitchboardSupport
 /// When a schedule fires: a moment of the day (a wall-clock time, sunrise or sunset), moved by
 /// an offset, on some days of the week.
 public struct ScheduleRule: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import SwitchboardSupport
 extension SwitchboardConfiguration {
     /// What a reload to `new` changes, one line each, for `switchboard apply`: devices, controls,
     /// placements, Action buttons, extensions and buttons added, removed or changed; interlocks with

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCore
 import SwitchboardGPIO
+import SwitchboardSupport
 import SwitchboardTesting
 import SwitchboardConfiguration
 

@@ -4,6 +4,7 @@ import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
 @testable import SwitchboardConfiguration
+import SwitchboardSupport
 
 /// Broken devices.json files, each rejected with every problem's exact path and message.
 @Suite struct ConfigurationCorpusTests {

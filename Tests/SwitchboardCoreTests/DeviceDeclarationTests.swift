@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
 @testable import SwitchboardConfiguration
+import SwitchboardSupport
 
 /// Devices declared in Swift join devices.json's: devices.json's controls and Swift code use them
 /// alike, on the header chip unless devices.json names another.

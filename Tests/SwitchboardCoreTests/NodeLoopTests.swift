@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
 @testable import SwitchboardConfiguration
+import SwitchboardSupport
 
 /// The node's control center runs on the loop its MQTT connection is served on, so that a message
 /// is handled on the thread where the center runs; the next configuration, keeping the connection,

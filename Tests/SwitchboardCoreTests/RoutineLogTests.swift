@@ -1,7 +1,7 @@
 import ControlKit
 import Foundation
 @testable import SwitchboardCore
-import SwitchboardSupport
+@testable import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 

@@ -5,6 +5,7 @@ import SwitchboardGPIO
 import SwitchboardTesting
 import Testing
 @testable import SwitchboardConfiguration
+import SwitchboardSupport
 
 /// A control whose value comes from another device than the one it drives, as in Apple's garage
 /// door example: the toggle pulses the opener, and shows Open or Closed from the reed switch.

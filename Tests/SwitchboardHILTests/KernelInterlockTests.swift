@@ -2,6 +2,7 @@ import ControlKit
 import Foundation
 import SwitchboardCore
 import SwitchboardGPIO
+import SwitchboardSupport
 import SwitchboardTesting
 import Testing
 @testable import SwitchboardConfiguration

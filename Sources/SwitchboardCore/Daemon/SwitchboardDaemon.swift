@@ -11,6 +11,7 @@ import SwitchboardGPIO
 import SwitchboardMQTT
 import SwitchboardSupport
 import SwitchboardConfiguration
+import SwitchboardExtensionHost
 
 /// switchboardd's options.
 public struct DaemonOptions: Sendable {

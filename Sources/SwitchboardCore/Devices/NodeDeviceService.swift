@@ -1,11 +1,12 @@
 import ControlKitCore
 import SwitchboardConfiguration
+import SwitchboardExtensionHost
 
 /// The board's devices for Swift control code: a bundle embedded in the daemon, or a control
 /// extension's device requests. Every call goes to the configuration serving now (a SIGHUP
 /// replaces it), with devices.json's semantics: the journal before "done", auto-off, confirmation
 /// by state echo for devices of other systems, and reloads of every control bound to the device.
-public struct NodeDeviceService: DeviceService {
+public struct NodeDeviceService: ExtensionDevices {
     /// The configuration serving now; nil while none does.
     let runtime: @Sendable () -> NodeRuntime?
     /// The devices the caller may use; nil for all (a bundle compiled into the daemon).

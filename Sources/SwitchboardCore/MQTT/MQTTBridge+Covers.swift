@@ -1,6 +1,7 @@
 import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardConfiguration
+import SwitchboardSupport
 
 extension MQTTBridge {
     /// `<base>/covers/<id>/set`: `OPEN`, `CLOSE` and `STOP` perform the cover's placed toggle and

@@ -1,6 +1,7 @@
 import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardConfiguration
+import SwitchboardSupport
 
 extension MQTTBridge {
     /// Routes one incoming message that needs the control center: a configuration, a reload, a

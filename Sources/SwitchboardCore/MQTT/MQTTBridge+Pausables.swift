@@ -1,6 +1,7 @@
 import ControlKitCore
 import SwitchboardMQTT
 import SwitchboardConfiguration
+import SwitchboardSupport
 
 extension MQTTBridge {
     /// `<base>/<kind>/<id>` for every schedule and automation, retained: paused or not, the last

@@ -34,7 +34,7 @@ public final class ExtensionHost: Sendable {
     public let settings: ExtensionSettings
     /// Where its runs are: child processes, or systemd units.
     public let hosting: ExtensionHosting
-    private let devices: NodeDeviceService
+    private let devices: any ExtensionDevices
     private let clock: AnyClock
     private let log: Log
     private let backoff: Backoff
@@ -63,7 +63,7 @@ public final class ExtensionHost: Sendable {
     static let garbageLimit = 50
 
     public init(
-        settings: ExtensionSettings, devices: NodeDeviceService, log: Log, clock: some Clock<Duration> = ContinuousClock(),
+        settings: ExtensionSettings, devices: any ExtensionDevices, log: Log, clock: some Clock<Duration> = ContinuousClock(),
         backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)), hosting: ExtensionHosting = .process,
         reload: @escaping @Sendable ([String]) -> Void, listed: @escaping @Sendable () -> Void
     ) {

@@ -4,20 +4,20 @@ import SwitchboardConfiguration
 
 /// The daemon's control extensions, by id, across reloads: a reload keeps running each whose
 /// settings did not change, stops those removed or changed, and starts the new ones.
-final class ExtensionHosts: Service {
+package final class ExtensionHosts: Service {
     private let hosts = Locked<[String: ExtensionHost]>([:])
     private let started: AsyncStream<ExtensionHost>
     private let start: AsyncStream<ExtensionHost>.Continuation
     private let makeHost: @Sendable (ExtensionSettings) -> ExtensionHost
 
-    init(makeHost: @escaping @Sendable (ExtensionSettings) -> ExtensionHost) {
+    package init(makeHost: @escaping @Sendable (ExtensionSettings) -> ExtensionHost) {
         self.makeHost = makeHost
         (started, start) = AsyncStream<ExtensionHost>.makeStream()
     }
 
     /// Runs every extension started, until the group's graceful shutdown (or ``stopAll()``)
     /// has stopped them all.
-    func run() async {
+    package func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await host in started { group.addTask { await host.run() } }
@@ -31,7 +31,7 @@ final class ExtensionHosts: Service {
     /// its controls (or failed to).
     /// - Returns: whether every extension has listed its controls.
     @discardableResult
-    func update(to settings: [ExtensionSettings]) async -> Bool {
+    package func update(to settings: [ExtensionSettings]) async -> Bool {
         let (new, stopped) = hosts.withLock { hosts -> ([ExtensionHost], [ExtensionHost]) in
             var new: [ExtensionHost] = [], stopped: [ExtensionHost] = []
             let wanted = Dictionary(settings.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -53,12 +53,12 @@ final class ExtensionHosts: Service {
     }
 
     /// Every extension, by id.
-    var all: [ExtensionHost] { hosts.withLock { hosts in hosts.keys.sorted().compactMap { hosts[$0] } } }
+    package var all: [ExtensionHost] { hosts.withLock { hosts in hosts.keys.sorted().compactMap { hosts[$0] } } }
 
     /// The controls of every extension that has listed them, but for kinds already taken (by
     /// devices.json, compiled-in Swift controls, or an extension before it in id order): a kind
     /// is one control, so those are left out, and ``problems`` says so.
-    func definitions(excluding taken: [String]) -> [ControlDefinition] {
+    package func definitions(excluding taken: [String]) -> [ControlDefinition] {
         var seen = Set(taken)
         var result: [ControlDefinition] = []
         var clashes: [String] = []
@@ -78,13 +78,13 @@ final class ExtensionHosts: Service {
     private let clashes = Locked<[String]>([])
 
     /// How each extension is, for `switchboard status`: those not running, and kinds left out.
-    var problems: [String] {
+    package var problems: [String] {
         all.compactMap { host in host.condition == "running" ? nil : "extension \(host.settings.id): \(host.condition)" }
             + clashes.withLock { $0 }
     }
 
     /// How each running extension is kept apart, for `switchboard status`.
-    var isolation: [String] {
+    package var isolation: [String] {
         all.compactMap { host in host.isolation.map { "\(host.settings.id): \($0)" } }
     }
 

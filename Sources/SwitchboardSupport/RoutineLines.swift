@@ -1,4 +1,3 @@
-import SwitchboardSupport
 
 /// How often a routine log line (one per command: "porch ON performed") is written: at most
 /// `limit` lines of one kind (a key) per `window`; past that they are counted, and the next line

@@ -1,4 +1,3 @@
-import SwitchboardSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,7 +6,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import SwitchboardConfiguration
 
 /// One line per event that matters, on standard error. Under systemd (JOURNAL_STREAM set) each
 /// line starts with its syslog priority (`<3>` error, `<4>` warning, `<6>` info, `<7>` debug) so
