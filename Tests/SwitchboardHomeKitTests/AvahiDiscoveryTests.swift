@@ -220,7 +220,7 @@ extension AvahiDiscoveryTests {
         #expect(seen.port == port)
         #expect(seen.txt["sf"] == "1" && seen.txt["ci"] == "2" && seen.txt["c#"] == "1" && seen.txt["md"] == "Switchboard", "\(seen.txt)")
         #expect(seen.txt["id"]?.count == 17 && seen.txt["sh"]?.isEmpty == false, "\(seen.txt)")
-        #expect(await daemon.signal(SIGTERM) == 0)
+        #expect(await daemon.signal(SIGTERM) == 0, "\(daemon.log)")
         let gone = await eventually(within: .seconds(15), every: .milliseconds(200)) {
             await avahi.browse(HAPServiceRecord.serviceType).allSatisfy { $0.name != "Porch Bridge" }
         }
