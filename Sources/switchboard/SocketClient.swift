@@ -9,7 +9,6 @@ import Foundation
 import ControlKitCore
 import SwitchboardCore
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 /// A blocking client of the daemon's socket: one command, one reply. (A short-lived command-line
 /// process, so plain blocking calls are right here.)

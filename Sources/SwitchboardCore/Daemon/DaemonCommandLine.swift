@@ -1,4 +1,3 @@
-import SwitchboardConfiguration
 import SwitchboardSupport
 /// switchboardd's command line, parsed: the options of a daemon, whether it is switchboardd itself
 /// or a program that embeds a Swift bundle (``SwitchboardDaemon/main(bundle:arguments:)``).

@@ -1,5 +1,4 @@
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 /// When toggles that switch themselves off will do so, as a plain state machine on a clock's
 /// instants: what is due, what the countdown shows, and when anything next changes.

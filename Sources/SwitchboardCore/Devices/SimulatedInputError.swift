@@ -1,4 +1,3 @@
-import SwitchboardConfiguration
 /// Why an input device could not be driven for a test (`switchboard input`): it is not an input,
 /// or it sits on a real chip.
 public struct SimulatedInputError: Error, Sendable, CustomStringConvertible {

@@ -7,7 +7,6 @@ import Foundation
 import Glibc
 #endif
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 /// `homekit.json` in the state directory: the ``HomeKitState``, written whole to a temporary
 /// file (0600), synced, then renamed over the old one, so that a power cut leaves the old state

@@ -1,5 +1,4 @@
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 /// Whether a device of another system can be trusted now, as a plain state machine on a clock's
 /// instants: it said it is offline on its availability topic, a command to it went unanswered,

@@ -1,6 +1,5 @@
 import SwitchboardMQTT
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 extension MQTTBridge {
     /// How long after a (re)connect's state requests a device that has not answered is asked

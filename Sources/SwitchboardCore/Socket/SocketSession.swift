@@ -8,7 +8,6 @@ import Foundation
 #endif
 import ControlKitCore
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 /// Just a command's `op`, to route the daemon's own commands.
 private struct OperationName: Decodable { var op: String }

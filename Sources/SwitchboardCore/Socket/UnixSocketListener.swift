@@ -3,7 +3,6 @@ import SwitchboardSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-import SwitchboardConfiguration
 
 /// A listening Unix domain socket whose accepted connections arrive as an `AsyncSequence` of
 /// file descriptors. The socket file is created with mode 0660 (owner and group may connect).

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 /// The daemon's state directory (`--state-dir`), opened once without following a link and
 /// checked before anything in it is touched: it and every file the daemon opens in it must belong

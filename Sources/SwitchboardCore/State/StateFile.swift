@@ -7,7 +7,6 @@ import Foundation
 import Glibc
 #endif
 import SwitchboardSupport
-import SwitchboardConfiguration
 
 /// What survives a restart: every output's last value, the placements people added or configured
 /// at runtime, running auto-off deadlines, and the lock state.
